@@ -1,0 +1,1 @@
+#include <gpiod.h>
