@@ -1,0 +1,40 @@
+/// One firing of an alarm: the identity a ring carries through every retry, so that status and
+/// logs say "06:30 alarm, retry 3" and not the retry's own time (PRODUCT §2 item 4).
+public struct AlarmOccurrence: Hashable, Sendable, Codable {
+  /// The alarm that fired.
+  public var alarmID: AlarmID
+  /// The alarm's label at the time it fired.
+  public var label: String
+  /// The wall-clock time the alarm was set for.
+  public var time: WallTime
+  /// The instant this occurrence was scheduled for.
+  public var scheduledAt: Instant
+  /// Whether only the paired tag may close its wake-up.
+  public var requiresPuck: Bool
+  /// Whether the alarm is a one-shot, retired once its wake-up is resolved.
+  public var isOneShot: Bool
+
+  public init(
+    alarmID: AlarmID, label: String, time: WallTime, scheduledAt: Instant, requiresPuck: Bool,
+    isOneShot: Bool
+  ) {
+    self.alarmID = alarmID
+    self.label = label
+    self.time = time
+    self.scheduledAt = scheduledAt
+    self.requiresPuck = requiresPuck
+    self.isOneShot = isOneShot
+  }
+
+  /// The occurrence of `alarm` scheduled for `instant`.
+  public init(alarm: Alarm, scheduledAt instant: Instant) {
+    self.init(
+      alarmID: alarm.id, label: alarm.label, time: alarm.time, scheduledAt: instant,
+      requiresPuck: alarm.requiresPuck, isOneShot: alarm.isOneShot)
+  }
+
+  /// `06:30 alarm` or `06:30 "work" alarm`.
+  public var displayName: String {
+    label.isEmpty ? "\(time) alarm" : "\(time) \"\(label)\" alarm"
+  }
+}

@@ -1,0 +1,65 @@
+/// Something that happened to the dock, fed into `WakeGuardMachine`.
+public enum WakeEvent: Hashable, Sendable {
+  /// An alarm's fire time arrived (or it is being rung late, within the missed-alarm grace).
+  case alarmDue(AlarmOccurrence)
+  /// An alarm was due while the dock was down for longer than the grace: recorded, not rung.
+  case alarmMissed(AlarmOccurrence)
+  /// The dock button or `puckctl stop`: silence and count a bypass.
+  case bypass
+  /// A retry deadline passed (the machine checks which guards are due).
+  case retryDue
+  /// The ring went untouched for the ring timeout.
+  case ringTimeout
+  /// The reader saw a tag. `fresh` is false for a tag that was already on the reader when the
+  /// reader started looking (it must be lifted and presented again to count, PRODUCT §2 item 7).
+  case tagScanned(TagUID, fresh: Bool)
+  /// `sudo puckctl override`: close every open guard without a scan.
+  case override
+  /// The daemon started with these guards loaded from disk (PRODUCT §2 item 10).
+  case daemonStarted
+}
+
+/// Something the daemon must do because of an event. Effects come in the order they must be
+/// performed: guards are persisted before any sound starts.
+public enum WakeEffect: Hashable, Sendable {
+  /// Write the open guards to disk now (before ringing, after every change).
+  case persistGuards
+  /// Start the ring (audio and buzzer) for this guard's alarm identity.
+  case startRing(RingIdentity)
+  /// Stop the ring now: audio dropped, buzzer off.
+  case stopRing
+  /// Arm the ring timeout on the monotonic clock, from now.
+  case armRingTimeout(Duration)
+  /// Cancel the ring timeout.
+  case cancelRingTimeout
+  /// Arm the retry timer for a guard at a wall-clock instant.
+  case armRetry(guardID: String, at: Instant)
+  /// Cancel a guard's retry timer.
+  case cancelRetry(guardID: String)
+  /// Append to history.
+  case recordHistory(HistoryEntry)
+  /// Disable a one-shot alarm whose wake-up is over.
+  case retireAlarm(AlarmID)
+  /// A tag that is not the paired one was scanned (a short "wrong puck" buzz, a log line).
+  case wrongTag(TagUID)
+  /// The paired tag was seen but had been lying on the reader; it must be lifted and presented.
+  case tagNotFresh(TagUID)
+}
+
+/// What a ring is for: status and logs say "06:30 alarm, retry 3".
+public struct RingIdentity: Hashable, Sendable, Codable {
+  /// The alarm occurrence, with its original time and label.
+  public var occurrence: AlarmOccurrence
+  /// 0 for the first ring, then 1, 2, …
+  public var retry: Int
+
+  public init(occurrence: AlarmOccurrence, retry: Int) {
+    self.occurrence = occurrence
+    self.retry = retry
+  }
+
+  /// "06:30 alarm" or "06:30 alarm, retry 3".
+  public var description: String {
+    retry == 0 ? occurrence.displayName : "\(occurrence.displayName), retry \(retry)"
+  }
+}

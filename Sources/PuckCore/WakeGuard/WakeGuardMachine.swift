@@ -1,0 +1,212 @@
+/// The settings the wake guard needs, from the config file and the pairing.
+public struct EnforcementSettings: Hashable, Sendable {
+  /// Quiet time after a bypass before the ring comes back (PRODUCT §2 item 3).
+  public var retryDelay: Duration
+  /// How long a ring may go untouched before it counts as a bypass.
+  public var ringTimeout: Duration
+  /// The paired tag; nil when none is paired.
+  public var pairedTag: TagUID?
+
+  public init(retryDelay: Duration = .seconds(60), ringTimeout: Duration = .seconds(600), pairedTag: TagUID?) {
+    self.retryDelay = retryDelay
+    self.ringTimeout = ringTimeout
+    self.pairedTag = pairedTag
+  }
+}
+
+/// The wake guard of PRODUCT §2 as a pure state machine: `(state, event, now) → (state, effects)`.
+///
+/// It reads no clock and performs nothing; the daemon feeds it events with the current time and
+/// performs the effects it returns, in order.
+public struct WakeGuardMachine: Hashable, Sendable {
+  /// The open guards, oldest first. This is what is persisted.
+  public private(set) var guards: [WakeGuard]
+
+  public init(guards: [WakeGuard] = []) {
+    self.guards = guards
+  }
+
+  /// Whether any guard is ringing.
+  public var isRinging: Bool { guards.contains(where: \.isRinging) }
+
+  /// The ring that status shows: the most recently opened ringing guard.
+  public var currentRing: RingIdentity? {
+    guards.last(where: \.isRinging)?.ringIdentity
+  }
+
+  /// The earliest retry deadline among quiet guards.
+  public var nextRetry: Instant? {
+    guards.compactMap(\.retryAt).min()
+  }
+
+  /// Applies an event at `now` and returns the effects to perform, in order.
+  public mutating func handle(
+    _ event: WakeEvent, at now: Instant, settings: EnforcementSettings
+  ) -> [WakeEffect] {
+    switch event {
+    case .alarmDue(let occurrence): return alarmDue(occurrence, now: now, settings: settings)
+    case .alarmMissed(let occurrence):
+      var effects: [WakeEffect] = [
+        .recordHistory(
+          HistoryEntry(outcome: .missed, occurrence: occurrence, openedAt: nil, closedAt: now, bypassCount: 0, rings: 0))
+      ]
+      if occurrence.isOneShot { effects.append(.retireAlarm(occurrence.alarmID)) }
+      return effects
+    case .bypass: return bypass(now: now, settings: settings, explicit: true)
+    case .ringTimeout: return bypass(now: now, settings: settings, explicit: false)
+    case .retryDue: return ringDueRetries(now: now, settings: settings)
+    case .tagScanned(let uid, let fresh): return tagScanned(uid, fresh: fresh, now: now, settings: settings)
+    case .override: return close(where: { _ in true }, outcome: .overridden, now: now)
+    case .daemonStarted: return resume(now: now, settings: settings)
+    }
+  }
+
+  private mutating func alarmDue(
+    _ occurrence: AlarmOccurrence, now: Instant, settings: EnforcementSettings
+  ) -> [WakeEffect] {
+    // Item 12: one guard per alarm. The same occurrence twice is a duplicate; a later
+    // occurrence while the alarm's guard is still open rings that guard now instead of
+    // opening a second one.
+    if let index = guards.firstIndex(where: { $0.occurrence.alarmID == occurrence.alarmID }) {
+      guard guards[index].occurrence.scheduledAt != occurrence.scheduledAt, !guards[index].isRinging
+      else { return [] }
+      return ringGuards(at: [index], now: now, settings: settings)
+    }
+    let wasRinging = isRinging
+    // With no tag paired there is nothing to scan; such a guard behaves like a no-puck alarm
+    // rather than locking the owner out (status already says the dock is not protected).
+    let wakeGuard = WakeGuard(
+      occurrence: occurrence, openedAt: now,
+      requiresPuck: occurrence.requiresPuck && settings.pairedTag != nil)
+    guards.append(wakeGuard)
+    // Item 1: the guard is on disk before any sound starts.
+    var effects: [WakeEffect] = [.persistGuards]
+    if !wasRinging {
+      effects.append(.startRing(RingIdentity(occurrence: occurrence, retry: 0)))
+    }
+    effects.append(.armRingTimeout(settings.ringTimeout))
+    return effects
+  }
+
+  private mutating func bypass(now: Instant, settings: EnforcementSettings, explicit: Bool) -> [WakeEffect] {
+    guard isRinging else { return [] }
+    var effects: [WakeEffect] = []
+    var closed: [WakeGuard] = []
+    var remaining: [WakeGuard] = []
+    for var wakeGuard in guards {
+      guard wakeGuard.isRinging else {
+        remaining.append(wakeGuard)
+        continue
+      }
+      wakeGuard.bypassCount += 1
+      if explicit && !wakeGuard.requiresPuck {
+        // An alarm that does not require the puck just rings until stopped.
+        closed.append(wakeGuard)
+        continue
+      }
+      let retryAt = now.adding(settings.retryDelay)
+      wakeGuard.phase = .quiet(retryAt: retryAt)
+      remaining.append(wakeGuard)
+      effects.append(.armRetry(guardID: wakeGuard.id, at: retryAt))
+    }
+    guards = remaining
+    var result: [WakeEffect] = [.stopRing, .cancelRingTimeout, .persistGuards]
+    result += effects
+    for wakeGuard in closed {
+      result.append(.recordHistory(HistoryEntry(closing: wakeGuard, outcome: .stopped, at: now)))
+      if wakeGuard.occurrence.isOneShot { result.append(.retireAlarm(wakeGuard.occurrence.alarmID)) }
+    }
+    return result
+  }
+
+  private mutating func ringDueRetries(now: Instant, settings: EnforcementSettings) -> [WakeEffect] {
+    let due = guards.indices.filter { index in
+      guards[index].retryAt.map { $0 <= now } ?? false
+    }
+    guard !due.isEmpty else { return [] }
+    return ringGuards(at: due, now: now, settings: settings)
+  }
+
+  /// Moves quiet guards to ringing (each ring after the first is a retry).
+  private mutating func ringGuards(at indices: [Int], now: Instant, settings: EnforcementSettings) -> [WakeEffect] {
+    let wasRinging = isRinging
+    var effects: [WakeEffect] = []
+    for index in indices where !guards[index].isRinging {
+      effects.append(.cancelRetry(guardID: guards[index].id))
+      guards[index].phase = .ringing(since: now)
+      guards[index].ringCount += 1
+    }
+    guard !effects.isEmpty else { return [] }
+    var result: [WakeEffect] = [.persistGuards]
+    result += effects
+    if !wasRinging, let ring = currentRing {
+      result.append(.startRing(ring))
+    }
+    result.append(.armRingTimeout(settings.ringTimeout))
+    return result
+  }
+
+  private mutating func tagScanned(
+    _ uid: TagUID, fresh: Bool, now: Instant, settings: EnforcementSettings
+  ) -> [WakeEffect] {
+    guard !guards.isEmpty else { return [] }
+    guard let paired = settings.pairedTag, uid == paired else { return [.wrongTag(uid)] }
+    guard fresh else { return [.tagNotFresh(uid)] }
+    // Item 9: one valid scan resolves every open guard.
+    return close(where: { _ in true }, outcome: .woke, now: now)
+  }
+
+  /// Closes the guards matching `predicate`, silencing the ring if nothing else rings.
+  private mutating func close(
+    where predicate: (WakeGuard) -> Bool, outcome: HistoryEntry.Outcome, now: Instant
+  ) -> [WakeEffect] {
+    let closing = guards.filter(predicate)
+    guard !closing.isEmpty else { return [] }
+    let wasRinging = isRinging
+    guards.removeAll(where: predicate)
+    var effects: [WakeEffect] = []
+    if wasRinging && !isRinging {
+      effects += [.stopRing, .cancelRingTimeout]
+    }
+    for wakeGuard in closing where !wakeGuard.isRinging {
+      effects.append(.cancelRetry(guardID: wakeGuard.id))
+    }
+    effects.append(.persistGuards)
+    for wakeGuard in closing {
+      effects.append(.recordHistory(HistoryEntry(closing: wakeGuard, outcome: outcome, at: now)))
+      if wakeGuard.occurrence.isOneShot {
+        effects.append(.retireAlarm(wakeGuard.occurrence.alarmID))
+      }
+    }
+    return effects
+  }
+
+  /// Item 10: after a start, a guard that was ringing rings at once, a guard whose retry time
+  /// has passed rings at once, and any other guard re-arms its retry.
+  private mutating func resume(now: Instant, settings: EnforcementSettings) -> [WakeEffect] {
+    guard !guards.isEmpty else { return [] }
+    var effects: [WakeEffect] = []
+    var ringNow: [Int] = []
+    for index in guards.indices {
+      switch guards[index].phase {
+      case .ringing:
+        // Restart the ring: it was interrupted by the crash, so it counts as the same ring.
+        guards[index].phase = .ringing(since: now)
+        ringNow.append(index)
+      case .quiet(let retryAt) where retryAt <= now:
+        guards[index].phase = .ringing(since: now)
+        guards[index].ringCount += 1
+        ringNow.append(index)
+      case .quiet(let retryAt):
+        effects.append(.armRetry(guardID: guards[index].id, at: retryAt))
+      }
+    }
+    var result: [WakeEffect] = []
+    if !ringNow.isEmpty {
+      result.append(.persistGuards)
+      if let ring = currentRing { result.append(.startRing(ring)) }
+      result.append(.armRingTimeout(settings.ringTimeout))
+    }
+    return result + effects
+  }
+}

@@ -1,0 +1,314 @@
+import Foundation
+import Testing
+
+@testable import PuckCore
+
+/// Drives the machine with a manual clock, the way the daemon would.
+private struct Harness {
+  var machine = WakeGuardMachine()
+  var now = Instant(unixSeconds: 1_790_000_000)
+  var settings = EnforcementSettings(
+    retryDelay: .seconds(60), ringTimeout: .seconds(600), pairedTag: Harness.paired)
+
+  static let paired = try! TagUID(parsing: "04:A2:3B:11:22:33:44")
+  static let stranger = try! TagUID(parsing: "04:11:11:11:11:11:11")
+
+  mutating func advance(_ seconds: Int64) { now = now.adding(seconds: seconds) }
+
+  @discardableResult
+  mutating func send(_ event: WakeEvent) -> [WakeEffect] {
+    machine.handle(event, at: now, settings: settings)
+  }
+
+  func occurrence(id: AlarmID = 1, oneShot: Bool = false, requiresPuck: Bool = true) -> AlarmOccurrence {
+    AlarmOccurrence(
+      alarmID: id, label: "", time: WallTime(hour: 6, minute: 30), scheduledAt: now,
+      requiresPuck: requiresPuck, isOneShot: oneShot)
+  }
+}
+
+private func histories(_ effects: [WakeEffect]) -> [HistoryEntry] {
+  effects.compactMap { if case .recordHistory(let entry) = $0 { entry } else { nil } }
+}
+
+@Suite("Wake guard")
+struct WakeGuardMachineTests {
+  @Test("an alarm opens and persists a guard before the ring starts")
+  func alarmOpensGuardFirst() {
+    var h = Harness()
+    let occurrence = h.occurrence()
+    let effects = h.send(.alarmDue(occurrence))
+    #expect(
+      effects == [
+        .persistGuards, .startRing(RingIdentity(occurrence: occurrence, retry: 0)),
+        .armRingTimeout(.seconds(600)),
+      ])
+    #expect(h.machine.guards.count == 1)
+    #expect(h.machine.isRinging)
+  }
+
+  @Test("a bypass silences, counts, and arms the retry after the delay; the retry rings again")
+  func bypassThenRetry() {
+    var h = Harness()
+    let occurrence = h.occurrence()
+    h.send(.alarmDue(occurrence))
+    h.advance(20)
+    let stop = h.send(.bypass)
+    let guardID = h.machine.guards[0].id
+    #expect(stop == [.stopRing, .cancelRingTimeout, .persistGuards, .armRetry(guardID: guardID, at: h.now.adding(seconds: 60))])
+    #expect(!h.machine.isRinging)
+    #expect(h.machine.guards[0].bypassCount == 1)
+
+    h.advance(59)
+    #expect(h.send(.retryDue) == [], "a retry event before the deadline changes nothing")
+    h.advance(1)
+    let retry = h.send(.retryDue)
+    #expect(
+      retry == [
+        .persistGuards, .cancelRetry(guardID: guardID),
+        .startRing(RingIdentity(occurrence: occurrence, retry: 1)), .armRingTimeout(.seconds(600)),
+      ])
+    #expect(h.machine.currentRing?.description == "06:30 alarm, retry 1")
+  }
+
+  @Test("a ring nobody touches is silenced at the ring timeout and counted as a bypass")
+  func ringTimeoutIsBypass() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence()))
+    h.advance(600)
+    let effects = h.send(.ringTimeout)
+    #expect(effects.first == .stopRing)
+    #expect(h.machine.guards[0].bypassCount == 1)
+    #expect(h.machine.guards[0].retryAt == h.now.adding(seconds: 60))
+  }
+
+  @Test("the paired tag while ringing resolves: silence, no retry, history with the bypass count")
+  func scanWhileRinging() {
+    var h = Harness()
+    let occurrence = h.occurrence()
+    h.send(.alarmDue(occurrence))
+    h.send(.bypass)
+    h.advance(60)
+    h.send(.retryDue)
+    h.advance(5)
+    let effects = h.send(.tagScanned(Harness.paired, fresh: true))
+    #expect(effects.prefix(3) == [.stopRing, .cancelRingTimeout, .persistGuards])
+    let entry = histories(effects)
+    #expect(entry.count == 1)
+    #expect(entry.first?.outcome == .woke)
+    #expect(entry.first?.bypassCount == 1)
+    #expect(entry.first?.rings == 2)
+    #expect(h.machine.guards.isEmpty)
+    #expect(!effects.contains(.retireAlarm(1)), "a weekly alarm is not retired")
+  }
+
+  @Test("the paired tag in the quiet time resolves and cancels the retry")
+  func scanWhileQuiet() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence()))
+    h.send(.bypass)
+    let guardID = h.machine.guards[0].id
+    h.advance(30)
+    let effects = h.send(.tagScanned(Harness.paired, fresh: true))
+    #expect(!effects.contains(.stopRing), "nothing was ringing")
+    #expect(effects.contains(.cancelRetry(guardID: guardID)))
+    #expect(histories(effects).map(\.outcome) == [.woke])
+    #expect(h.machine.guards.isEmpty)
+    h.advance(60)
+    #expect(h.send(.retryDue) == [])
+  }
+
+  @Test("a wrong tag changes nothing")
+  func wrongTag() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence()))
+    let before = h.machine
+    #expect(h.send(.tagScanned(Harness.stranger, fresh: true)) == [.wrongTag(Harness.stranger)])
+    #expect(h.machine == before)
+  }
+
+  @Test("a tag that was lying on the reader does not resolve until it is presented again")
+  func notFresh() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence()))
+    let before = h.machine
+    #expect(h.send(.tagScanned(Harness.paired, fresh: false)) == [.tagNotFresh(Harness.paired)])
+    #expect(h.machine == before)
+    #expect(h.machine.isRinging)
+    let effects = h.send(.tagScanned(Harness.paired, fresh: true))
+    #expect(histories(effects).map(\.outcome) == [.woke])
+  }
+
+  @Test("one scan resolves every open guard")
+  func twoGuardsOneScan() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence(id: 1)))
+    h.send(.bypass)
+    h.advance(10)
+    let second = h.send(.alarmDue(h.occurrence(id: 2)))
+    #expect(second.contains(.startRing(RingIdentity(occurrence: h.occurrence(id: 2), retry: 0))))
+    #expect(h.machine.guards.count == 2)
+    let effects = h.send(.tagScanned(Harness.paired, fresh: true))
+    #expect(Set(histories(effects).map(\.occurrence.alarmID)) == [1, 2])
+    #expect(h.machine.guards.isEmpty)
+  }
+
+  @Test("a second alarm while one rings does not restart the sound")
+  func secondAlarmWhileRinging() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence(id: 1)))
+    let effects = h.send(.alarmDue(h.occurrence(id: 2)))
+    #expect(effects == [.persistGuards, .armRingTimeout(.seconds(600))])
+  }
+
+  @Test("a one-shot alarm is retired only when its wake-up is resolved")
+  func oneShotRetiredOnResolution() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence(oneShot: true)))
+    #expect(!h.send(.bypass).contains(.retireAlarm(1)))
+    h.advance(60)
+    #expect(!h.send(.retryDue).contains(.retireAlarm(1)))
+    #expect(!h.send(.ringTimeout).contains(.retireAlarm(1)))
+    #expect(h.send(.tagScanned(Harness.paired, fresh: true)).contains(.retireAlarm(1)))
+  }
+
+  @Test("override closes every guard without a scan and records it as an override")
+  func override() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence(id: 1, oneShot: true)))
+    h.send(.bypass)
+    h.send(.alarmDue(h.occurrence(id: 2)))
+    let effects = h.send(.override)
+    #expect(effects.first == .stopRing)
+    #expect(histories(effects).map(\.outcome) == [.overridden, .overridden])
+    #expect(effects.contains(.retireAlarm(1)))
+    #expect(h.machine.guards.isEmpty)
+    #expect(h.send(.override) == [], "nothing left to override")
+  }
+
+  @Test("an alarm that does not require the puck ends with a stop")
+  func noPuckAlarmStops() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence(requiresPuck: false)))
+    let effects = h.send(.bypass)
+    #expect(histories(effects).map(\.outcome) == [.stopped])
+    #expect(h.machine.guards.isEmpty)
+  }
+
+  @Test("an untouched no-puck alarm still comes back after its ring timeout")
+  func noPuckAlarmTimeoutRetries() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence(requiresPuck: false)))
+    h.send(.ringTimeout)
+    #expect(h.machine.guards.count == 1)
+    #expect(h.machine.guards[0].retryAt != nil)
+  }
+
+  @Test("with no tag paired, a stop ends the wake-up instead of locking the owner out")
+  func unpairedDockStops() {
+    var h = Harness()
+    h.settings.pairedTag = nil
+    h.send(.alarmDue(h.occurrence()))
+    #expect(histories(h.send(.bypass)).map(\.outcome) == [.stopped])
+  }
+
+  @Test("the same occurrence twice opens one guard and rings once")
+  func duplicateOccurrence() {
+    var h = Harness()
+    let occurrence = h.occurrence()
+    h.send(.alarmDue(occurrence))
+    #expect(h.send(.alarmDue(occurrence)) == [])
+    h.send(.bypass)
+    #expect(h.send(.alarmDue(occurrence)) == [], "not even while quiet")
+    #expect(h.machine.guards.count == 1)
+  }
+
+  @Test("the next occurrence of an alarm whose guard is still open rings that guard now")
+  func nextOccurrenceWhileOpen() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence()))
+    h.send(.bypass)
+    h.advance(30)
+    let effects = h.send(.alarmDue(h.occurrence()))
+    #expect(effects.contains { if case .startRing = $0 { true } else { false } })
+    #expect(h.machine.guards.count == 1)
+  }
+
+  @Test("a restart while ringing rings again at once")
+  func resumeWhileRinging() {
+    var h = Harness()
+    let occurrence = h.occurrence()
+    h.send(.alarmDue(occurrence))
+    h.advance(42)
+    var restarted = Harness()
+    restarted.now = h.now
+    restarted.machine = WakeGuardMachine(guards: h.machine.guards)
+    let effects = restarted.send(.daemonStarted)
+    #expect(
+      effects == [
+        .persistGuards, .startRing(RingIdentity(occurrence: occurrence, retry: 0)),
+        .armRingTimeout(.seconds(600)),
+      ])
+  }
+
+  @Test("a restart while deferred, before the retry time, re-arms the retry without ringing")
+  func resumeDeferredNotDue() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence()))
+    h.send(.bypass)
+    let retryAt = h.machine.guards[0].retryAt!
+    h.advance(30)
+    var restarted = WakeGuardMachine(guards: h.machine.guards)
+    let effects = restarted.handle(.daemonStarted, at: h.now, settings: h.settings)
+    #expect(effects == [.armRetry(guardID: h.machine.guards[0].id, at: retryAt)])
+    #expect(!restarted.isRinging)
+  }
+
+  @Test("a restart after the retry time has passed rings at once, as the next retry")
+  func resumeDeferredDue() {
+    var h = Harness()
+    let occurrence = h.occurrence()
+    h.send(.alarmDue(occurrence))
+    h.send(.bypass)
+    h.advance(3600)
+    var restarted = WakeGuardMachine(guards: h.machine.guards)
+    let effects = restarted.handle(.daemonStarted, at: h.now, settings: h.settings)
+    #expect(effects.contains(.startRing(RingIdentity(occurrence: occurrence, retry: 1))))
+    #expect(restarted.isRinging)
+  }
+
+  @Test("a restart with no open guard does nothing")
+  func resumeEmpty() {
+    var h = Harness()
+    #expect(h.send(.daemonStarted) == [])
+  }
+
+  @Test("a missed alarm is recorded, not rung, and a missed one-shot is retired")
+  func missed() {
+    var h = Harness()
+    let effects = h.send(.alarmMissed(h.occurrence(oneShot: true)))
+    #expect(histories(effects).map(\.outcome) == [.missed])
+    #expect(effects.contains(.retireAlarm(1)))
+    #expect(h.machine.guards.isEmpty)
+  }
+
+  @Test("stops and scans with no guard open do nothing")
+  func idle() {
+    var h = Harness()
+    #expect(h.send(.bypass) == [])
+    #expect(h.send(.ringTimeout) == [])
+    #expect(h.send(.retryDue) == [])
+    #expect(h.send(.tagScanned(Harness.paired, fresh: true)) == [])
+  }
+
+  @Test("guards survive an encode/decode round trip unchanged")
+  func codable() throws {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence(id: 1)))
+    h.send(.bypass)
+    h.send(.alarmDue(h.occurrence(id: 2, oneShot: true)))
+    let data = try JSONEncoder().encode(h.machine.guards)
+    let decoded = try JSONDecoder().decode([WakeGuard].self, from: data)
+    #expect(decoded == h.machine.guards)
+  }
+}
