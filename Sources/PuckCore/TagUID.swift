@@ -28,11 +28,12 @@ public struct TagUID: Hashable, Sendable, Codable, CustomStringConvertible {
     var parsed: [UInt8] = []
     if let separator = used.first {
       for part in trimmed.split(separator: separator, omittingEmptySubsequences: false) {
-        guard part.count == 2, let byte = UInt8(part, radix: 16) else { throw .malformed(text) }
+        guard part.count == 2, part.allSatisfy(\.isHexDigit), let byte = UInt8(part, radix: 16)
+        else { throw .malformed(text) }
         parsed.append(byte)
       }
     } else {
-      guard trimmed.count % 2 == 0 else { throw .malformed(text) }
+      guard trimmed.count % 2 == 0, trimmed.allSatisfy(\.isHexDigit) else { throw .malformed(text) }
       var index = trimmed.startIndex
       while index < trimmed.endIndex {
         let next = trimmed.index(index, offsetBy: 2)
