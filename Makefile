@@ -1,0 +1,54 @@
+# The targets are the commands the README shows. `make demo` and `make test` install the Debian
+# packages they need first (with sudo when not root), so they work on a fresh machine that has
+# the Swift toolchain on PATH.
+
+SWIFT ?= swift
+PREFIX ?= /usr/local
+DEMO_DIR ?= $(CURDIR)/demo-state
+
+# Build: pkg-config and the C libraries' headers. Tests: tools the end-to-end tests drive.
+BUILD_PACKAGES := pkg-config libnfc-dev libgpiod-dev libasound2-dev tzdata
+TEST_PACKAGES := $(BUILD_PACKAGES) util-linux
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all build deps test-deps demo test lint format clean
+
+all: build
+
+# Installs missing packages only; `apt-get update` runs once, and only when something is missing.
+define apt_install
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing; \
+	fi
+endef
+
+deps:
+	$(call apt_install,$(BUILD_PACKAGES))
+
+test-deps:
+	$(call apt_install,$(TEST_PACKAGES))
+
+build: deps
+	$(SWIFT) build
+
+# The demo form of the product: no reader, state in a local folder.
+demo: build
+	@mkdir -p $(DEMO_DIR)
+	$(SWIFT) run puckd --version
+	$(SWIFT) run puckctl calendar 06:30 --days weekdays --count 5
+
+test: test-deps
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	$(SWIFT) test --skip-build --parallel
+
+lint:
+	$(SWIFT) format lint --strict -r Package.swift Sources Tests
+
+format:
+	$(SWIFT) format -i -r Package.swift Sources Tests
+
+clean:
+	rm -rf .build

@@ -1,0 +1,59 @@
+import Foundation
+
+/// The built binaries, found next to the test bundle in `.build/<config>/`.
+enum Binaries {
+  static var directory: URL {
+    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var dir = exe.deletingLastPathComponent()
+    // The test runner lives in `.build/debug/` (or `.build/debug/X.xctest/...`): climb to the
+    // folder that has puckctl.
+    while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("puckctl").path) {
+      dir = dir.deletingLastPathComponent()
+    }
+    return dir
+  }
+
+  static func url(_ name: String) -> URL { directory.appendingPathComponent(name) }
+}
+
+/// What a finished process printed and returned.
+struct ProcessResult {
+  var status: Int32
+  var stdout: String
+  var stderr: String
+}
+
+/// Runs a binary to completion with the given environment additions and returns its output.
+func run(
+  _ name: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil
+) throws -> ProcessResult {
+  let process = Process()
+  process.executableURL = Binaries.url(name)
+  process.arguments = arguments
+  var env = ProcessInfo.processInfo.environment
+  for (key, value) in environment { env[key] = value }
+  process.environment = env
+  let out = Pipe()
+  let err = Pipe()
+  process.standardOutput = out
+  process.standardError = err
+  let input = Pipe()
+  process.standardInput = input
+  try process.run()
+  if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+  try input.fileHandleForWriting.close()
+  // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
+  let group = DispatchGroup()
+  nonisolated(unsafe) var errData = Data()
+  group.enter()
+  DispatchQueue.global().async {
+    errData = err.fileHandleForReading.readDataToEndOfFile()
+    group.leave()
+  }
+  let outData = out.fileHandleForReading.readDataToEndOfFile()
+  group.wait()
+  process.waitUntilExit()
+  return ProcessResult(
+    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+    stderr: String(decoding: errData, as: UTF8.self))
+}
