@@ -23,6 +23,9 @@ let package = Package(
       name: "CALSA", pkgConfig: "alsa",
       providers: [.apt(["libasound2-dev"])]),
 
+    // Linux interfaces the Glibc module lacks (epoll, timerfd, signalfd, eventfd, inotify).
+    .systemLibrary(name: "CLinux"),
+
     // Schedule, time-zone rules, wake guard, codecs, config, protocol. No C, no I/O.
     .target(name: "PuckCore"),
     // Files on disk: atomic durable writes, the state directory, the pairing file, zoneinfo.
@@ -30,7 +33,7 @@ let package = Package(
     // The only importers of the C libraries: libnfc reader, ALSA player, libgpiod lines.
     .target(name: "PuckDevices", dependencies: ["PuckCore", "CNFC", "CGPIOD", "CALSA"]),
     // Event loop, timers, control socket, systemd notify; performs the core's effects.
-    .target(name: "PuckDaemon", dependencies: ["PuckCore", "PuckStorage", "PuckDevices"]),
+    .target(name: "PuckDaemon", dependencies: ["PuckCore", "PuckStorage", "PuckDevices", "CLinux"]),
 
     .executableTarget(name: "puckd", dependencies: ["PuckDaemon"]),
     .executableTarget(name: "puckctl", dependencies: ["PuckCore", "PuckStorage"]),

@@ -1,0 +1,78 @@
+/// Who may send a command over the control socket (PRODUCT §6).
+public enum Role: Int, Comparable, Sendable, Codable {
+  /// Anyone who can reach the socket: read-only commands.
+  case anyone = 0
+  /// Root or a member of the `puckalarm` group: alarm changes, stop, scan, test.
+  case member = 1
+  /// Root only: pair, unpair, override.
+  case root = 2
+
+  public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A new alarm as `puckctl alarm add` describes it.
+public struct AlarmDraft: Hashable, Sendable {
+  public var time: WallTime
+  public var recurrence: Recurrence
+  public var label: String
+  public var requiresPuck: Bool
+
+  public init(time: WallTime, recurrence: Recurrence, label: String = "", requiresPuck: Bool = true) {
+    self.time = time
+    self.recurrence = recurrence
+    self.label = label
+    self.requiresPuck = requiresPuck
+  }
+}
+
+/// A request on the control socket, decoded and validated.
+public enum ControlCommand: Hashable, Sendable {
+  case status
+  /// Read the next tag twice and pair it; progress lines until done or `timeout` seconds.
+  case pair(timeoutSeconds: Int)
+  case unpair
+  case alarmAdd(AlarmDraft)
+  case alarmList
+  case alarmRemove(AlarmID)
+  case alarmSetEnabled(AlarmID, Bool)
+  case alarmSkip(AlarmID)
+  /// A bypass, as the dock button.
+  case stop
+  /// A simulated scan (only a `--simulate` daemon accepts it).
+  case scan(TagUID)
+  case override
+  case history(limit: Int?)
+  /// A short rehearsal: ring for this many seconds, check every device.
+  case test(seconds: Int)
+  /// Clear the state problems status shows (corrupt files kept aside).
+  case acknowledge
+
+  /// The least privileged role allowed to send it.
+  public var requiredRole: Role {
+    switch self {
+    case .status, .alarmList, .history: return .anyone
+    case .alarmAdd, .alarmRemove, .alarmSetEnabled, .alarmSkip, .stop, .scan, .test, .acknowledge: return .member
+    case .pair, .unpair, .override: return .root
+    }
+  }
+
+  /// The name on the wire and in logs.
+  public var name: String {
+    switch self {
+    case .status: return "status"
+    case .pair: return "pair"
+    case .unpair: return "unpair"
+    case .alarmAdd: return "alarm.add"
+    case .alarmList: return "alarm.list"
+    case .alarmRemove: return "alarm.rm"
+    case .alarmSetEnabled(_, let enabled): return enabled ? "alarm.enable" : "alarm.disable"
+    case .alarmSkip: return "alarm.skip"
+    case .stop: return "stop"
+    case .scan: return "scan"
+    case .override: return "override"
+    case .history: return "history"
+    case .test: return "test"
+    case .acknowledge: return "acknowledge"
+    }
+  }
+}

@@ -1,0 +1,144 @@
+/// One reply line. Progress lines (`pair` waiting for a tag) carry only `progress`; the final
+/// line carries `ok` and, by command, a result.
+public struct ControlReply: Hashable, Sendable, Codable {
+  public var v: Int = ControlWire.version
+  /// Present on the final line: whether the command succeeded.
+  public var ok: Bool?
+  /// A progress message for the person waiting.
+  public var progress: String?
+  /// The failure, when `ok` is false.
+  public var failure: ControlFailure?
+  /// A one-line result for a person ("alarm 3 added: 06:30 weekdays, next Mon 06:30").
+  public var message: String?
+  public var status: DockStatus?
+  public var alarms: [AlarmView]?
+  public var history: [HistoryEntry]?
+
+  public init(
+    ok: Bool? = nil, progress: String? = nil, failure: ControlFailure? = nil, message: String? = nil,
+    status: DockStatus? = nil, alarms: [AlarmView]? = nil, history: [HistoryEntry]? = nil
+  ) {
+    self.ok = ok
+    self.progress = progress
+    self.failure = failure
+    self.message = message
+    self.status = status
+    self.alarms = alarms
+    self.history = history
+  }
+
+  /// A final success line.
+  public static func success(_ message: String? = nil) -> ControlReply { ControlReply(ok: true, message: message) }
+
+  /// A final failure line.
+  public static func failure(_ failure: ControlFailure) -> ControlReply {
+    ControlReply(ok: false, failure: failure, message: failure.message)
+  }
+
+  /// A progress line.
+  public static func progress(_ text: String) -> ControlReply { ControlReply(progress: text) }
+}
+
+/// An alarm with its next fire, as `alarm list` shows it.
+public struct AlarmView: Hashable, Sendable, Codable {
+  public var alarm: Alarm
+  /// The next fire instant, nil when disabled or past.
+  public var next: Instant?
+  /// The next fire in local time, ISO 8601 with offset.
+  public var nextLocal: String?
+
+  public init(alarm: Alarm, next: Instant?, nextLocal: String?) {
+    self.alarm = alarm
+    self.next = next
+    self.nextLocal = nextLocal
+  }
+}
+
+/// The health of one device, as status and `puckctl test` show it.
+public struct DeviceHealth: Hashable, Sendable, Codable {
+  /// Where the device stands.
+  public enum State: String, Hashable, Sendable, Codable {
+    /// Present and answering.
+    case ok
+    /// Configured but failing; `detail` says how and what to try.
+    case fault
+    /// Not configured (no `[buzzer]` section, say).
+    case absent
+    /// Stands in for real hardware (`--simulate`).
+    case simulated
+  }
+
+  /// `reader`, `audio`, `buzzer`, `button`, `led`.
+  public var name: String
+  public var state: State
+  /// What it is or what went wrong ("PN532 v1.6 on pn532_uart:/dev/serial0", "cannot open 'default': No such device").
+  public var detail: String
+
+  public init(name: String, state: State, detail: String) {
+    self.name = name
+    self.state = state
+    self.detail = detail
+  }
+}
+
+/// An open wake-up, as status shows it.
+public struct GuardView: Hashable, Sendable, Codable {
+  /// "06:30 alarm, retry 2".
+  public var description: String
+  public var ringing: Bool
+  public var bypassCount: Int
+  public var openedAt: Instant
+  /// When it rings again, while quiet.
+  public var retryAt: Instant?
+
+  public init(_ wakeGuard: WakeGuard) {
+    description = wakeGuard.ringIdentity.description
+    ringing = wakeGuard.isRinging
+    bypassCount = wakeGuard.bypassCount
+    openedAt = wakeGuard.openedAt
+    retryAt = wakeGuard.retryAt
+  }
+}
+
+/// Everything `puckctl status` shows.
+public struct DockStatus: Hashable, Sendable, Codable {
+  /// True when an enabled alarm will ring and can only be ended with the paired tag.
+  public var protected: Bool
+  /// Why not, one line each.
+  public var reasons: [String]
+  public var simulated: Bool
+  /// The next alarm: its name and instant.
+  public var nextAlarm: String?
+  public var nextAlarmAt: Instant?
+  /// Open wake-ups.
+  public var guards: [GuardView]
+  /// The paired tag, masked; nil when none.
+  public var pairedTag: String?
+  public var devices: [DeviceHealth]
+  /// Whether the kernel says the clock is synchronised (NTP); nil when unknown.
+  public var clockSynchronized: Bool?
+  /// State files that need attention (corrupt copies kept aside), until acknowledged.
+  public var problems: [String]
+  /// Missed alarms since the last acknowledge.
+  public var missed: [String]
+  public var zone: String
+
+  public init(
+    protected: Bool, reasons: [String], simulated: Bool, nextAlarm: String?, nextAlarmAt: Instant?,
+    guards: [GuardView], pairedTag: String?, devices: [DeviceHealth], clockSynchronized: Bool?,
+    problems: [String], missed: [String], zone: String
+  ) {
+    self.protected = protected
+    self.reasons = reasons
+    self.simulated = simulated
+    self.nextAlarm = nextAlarm
+    self.nextAlarmAt = nextAlarmAt
+    self.guards = guards
+    self.pairedTag = pairedTag
+    self.devices = devices
+    self.clockSynchronized = clockSynchronized
+    self.problems = problems
+    self.missed = missed
+    self.zone = zone
+  }
+}

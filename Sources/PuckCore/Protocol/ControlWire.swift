@@ -1,0 +1,158 @@
+import Foundation
+
+/// The control socket's wire format: one JSON object per line, each carrying the protocol
+/// version `v`. A request is answered by zero or more progress lines and one final reply.
+public enum ControlWire {
+  /// The protocol version this build speaks.
+  public static let version = 1
+  /// Longest request line accepted; a longer one is answered with an error and the connection closed.
+  public static let maxRequestBytes = 64 * 1024
+
+  /// The request as it travels: a flat object, fields by command.
+  struct Request: Codable {
+    var v: Int
+    var command: String
+    var id: Int?
+    var time: WallTime?
+    var days: [Weekday]?
+    var date: LocalDate?
+    var label: String?
+    var requiresPuck: Bool?
+    var uid: String?
+    var limit: Int?
+    var seconds: Int?
+  }
+
+  /// Encodes a command as one line (without the newline).
+  public static func encode(_ command: ControlCommand) -> [UInt8] {
+    var request = Request(v: version, command: command.name)
+    switch command {
+    case .status, .unpair, .alarmList, .stop, .override, .acknowledge: break
+    case .pair(let timeout): request.seconds = timeout
+    case .alarmAdd(let draft):
+      request.time = draft.time
+      switch draft.recurrence {
+      case .weekly(let days): request.days = days.sorted()
+      case .once(let date): request.date = date
+      }
+      request.label = draft.label
+      request.requiresPuck = draft.requiresPuck
+    case .alarmRemove(let id), .alarmSetEnabled(let id, _), .alarmSkip(let id): request.id = id
+    case .scan(let uid): request.uid = uid.description
+    case .history(let limit): request.limit = limit
+    case .test(let seconds): request.seconds = seconds
+    }
+    return encodeLine(request)
+  }
+
+  /// Decodes and validates one request line.
+  public static func decode(_ line: some Collection<UInt8>) throws(ControlFailure) -> ControlCommand {
+    let request: Request
+    do {
+      request = try JSONDecoder().decode(Request.self, from: Data(line))
+    } catch {
+      throw ControlFailure(.badRequest, "not a valid request (one JSON object per line, with \"v\" and \"command\")")
+    }
+    guard request.v == version else {
+      throw ControlFailure(.badRequest, "protocol version \(request.v) is not supported (this puckd speaks \(version))")
+    }
+    func id() throws(ControlFailure) -> AlarmID {
+      guard let id = request.id else { throw ControlFailure(.badRequest, "\(request.command) needs an alarm id") }
+      return id
+    }
+    switch request.command {
+    case "status": return .status
+    case "pair":
+      let timeout = request.seconds ?? 30
+      guard (1...600).contains(timeout) else { throw ControlFailure(.badRequest, "pair timeout must be 1-600 s") }
+      return .pair(timeoutSeconds: timeout)
+    case "unpair": return .unpair
+    case "alarm.add":
+      guard let time = request.time else { throw ControlFailure(.badRequest, "alarm.add needs a time") }
+      let recurrence: Recurrence
+      switch (request.days, request.date) {
+      case (let days?, nil) where !days.isEmpty: recurrence = .weekly(Set(days))
+      case (nil, let date?): recurrence = .once(date)
+      default: throw ControlFailure(.badRequest, "alarm.add needs non-empty days or a date, not both")
+      }
+      let label = request.label ?? ""
+      guard label.count <= 64, !label.contains(where: \.isNewline) else {
+        throw ControlFailure(.badRequest, "a label is one line of at most 64 characters")
+      }
+      return .alarmAdd(
+        AlarmDraft(time: time, recurrence: recurrence, label: label, requiresPuck: request.requiresPuck ?? true))
+    case "alarm.list": return .alarmList
+    case "alarm.rm": return .alarmRemove(try id())
+    case "alarm.enable": return .alarmSetEnabled(try id(), true)
+    case "alarm.disable": return .alarmSetEnabled(try id(), false)
+    case "alarm.skip": return .alarmSkip(try id())
+    case "stop": return .stop
+    case "scan":
+      do {
+        return .scan(try TagUID(parsing: request.uid ?? ""))
+      } catch {
+        throw ControlFailure(.badRequest, error.description)
+      }
+    case "override": return .override
+    case "history":
+      if let limit = request.limit, limit < 1 { throw ControlFailure(.badRequest, "history limit must be at least 1") }
+      return .history(limit: request.limit)
+    case "test":
+      let seconds = request.seconds ?? 5
+      guard (1...60).contains(seconds) else { throw ControlFailure(.badRequest, "test takes 1-60 seconds") }
+      return .test(seconds: seconds)
+    case "acknowledge": return .acknowledge
+    default:
+      throw ControlFailure(.badRequest, "unknown command '\(request.command.prefix(40))'")
+    }
+  }
+
+  /// Encodes a reply or progress line (without the newline).
+  public static func encode(_ reply: ControlReply) -> [UInt8] {
+    encodeLine(reply)
+  }
+
+  /// Decodes a reply or progress line.
+  public static func decodeReply(_ line: some Collection<UInt8>) throws(ControlFailure) -> ControlReply {
+    do {
+      return try JSONDecoder().decode(ControlReply.self, from: Data(line))
+    } catch {
+      throw ControlFailure(.failed, "puckd sent a reply this puckctl cannot read (a version mismatch?)")
+    }
+  }
+
+  private static func encodeLine(_ value: some Encodable) -> [UInt8] {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // Encoding our own plain value types cannot fail.
+    guard let data = try? encoder.encode(value) else { return Array(#"{"v":1}"#.utf8) }
+    return [UInt8](data)
+  }
+}
+
+/// A request that failed: a category the client maps to an exit code, and a message for a person.
+public struct ControlFailure: Error, Hashable, Sendable, Codable, CustomStringConvertible {
+  /// The category of failure.
+  public enum Kind: String, Hashable, Sendable, Codable {
+    /// The request was malformed, unknown or out of range.
+    case badRequest
+    /// The peer lacks the role the command needs.
+    case permissionDenied
+    /// Refused by policy (pairing while a guard is open, a simulated scan on a real reader).
+    case refused
+    /// The operation ran and did not succeed (pairing timed out).
+    case failed
+    /// No such alarm.
+    case notFound
+  }
+
+  public var kind: Kind
+  public var message: String
+
+  public init(_ kind: Kind, _ message: String) {
+    self.kind = kind
+    self.message = message
+  }
+
+  public var description: String { message }
+}

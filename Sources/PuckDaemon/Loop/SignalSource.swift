@@ -1,0 +1,33 @@
+import CLinux
+import Glibc
+
+/// SIGTERM, SIGINT and SIGHUP as loop events through a signalfd: the signals are blocked for
+/// every thread and read as data, so no work ever runs inside an async signal handler.
+final class SignalSource {
+  let fd: Int32
+
+  /// Blocks `signals` in the calling thread (call before starting other threads, which inherit
+  /// the mask) and opens a signalfd for them.
+  init(_ signals: [Int32]) throws(SystemError) {
+    var mask = sigset_t()
+    sigemptyset(&mask)
+    for signal in signals { sigaddset(&mask, signal) }
+    let status = pthread_sigmask(SIG_BLOCK, &mask, nil)
+    if status != 0 { throw SystemError("pthread_sigmask", code: status) }
+    fd = try systemCall("signalfd") { signalfd(-1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK)) }
+  }
+
+  deinit {
+    close(fd)
+  }
+
+  /// The signals that arrived since the last read.
+  func drain() -> [Int32] {
+    var received: [Int32] = []
+    var info = signalfd_siginfo()
+    while read(fd, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
+      received.append(Int32(info.ssi_signo))
+    }
+    return received
+  }
+}

@@ -1,0 +1,47 @@
+import Glibc
+
+/// Talks to systemd over `$NOTIFY_SOCKET` (sd_notify's datagram protocol) without libsystemd:
+/// `READY=1`, `STATUS=…`, `WATCHDOG=1`. Does nothing when not started by systemd.
+struct SystemdNotifier {
+  private let address: String?
+  /// Half of `$WATCHDOG_USEC` when the unit has `WatchdogSec=` and the watchdog is for this
+  /// process (`$WATCHDOG_PID` unset or ours).
+  let watchdogInterval: Duration?
+
+  init(environment: [String: String]) {
+    address = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+    if let usec = environment["WATCHDOG_USEC"].flatMap(Int64.init), usec > 0,
+      environment["WATCHDOG_PID"].flatMap(Int32.init).map({ $0 == getpid() }) ?? true
+    {
+      watchdogInterval = .microseconds(usec / 2)
+    } else {
+      watchdogInterval = nil
+    }
+  }
+
+  /// Sends one notification (`READY=1`, `STATUS=next alarm Mon 06:30`); errors are ignored, as
+  /// sd_notify's are: a missing systemd must never stop an alarm.
+  func send(_ message: String) {
+    guard let address else { return }
+    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { return }
+    defer { close(fd) }
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    var path = Array(address.utf8)
+    // An address starting with `@` is in the abstract namespace: a leading NUL byte.
+    if path.first == UInt8(ascii: "@") { path[0] = 0 }
+    let capacity = MemoryLayout.size(ofValue: addr.sun_path)
+    guard path.count < capacity else { return }
+    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+      for (index, byte) in path.enumerated() { raw[index] = byte }
+    }
+    let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count)
+    let bytes = Array(message.utf8)
+    _ = withUnsafePointer(to: &addr) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
+        sendto(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL), sockaddrPointer, length)
+      }
+    }
+  }
+}
