@@ -1,4 +1,5 @@
 import Glibc
+import PuckCore
 
 /// How `puckd` was asked to run: paths and mode.
 public struct DaemonOptions: Sendable {
@@ -20,18 +21,8 @@ public struct DaemonOptions: Sendable {
 
   /// PRODUCT §6 defaults: system paths for root, XDG paths for a normal user (development).
   public static func defaults(environment: [String: String], isRoot: Bool = geteuid() == 0) -> DaemonOptions {
-    if isRoot {
-      return DaemonOptions(
-        configPath: "/etc/puckalarm/puckd.conf", stateDirectory: "/var/lib/puckalarm",
-        socketPath: "/run/puckalarm/puckd.sock", simulate: false)
-    }
-    let home = environment["HOME"] ?? "/tmp"
-    let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
-    let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/state"
-    let runtime =
-      environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp/puckalarm-\(geteuid())"
+    let paths = StandardPaths(environment: environment, isRoot: isRoot)
     return DaemonOptions(
-      configPath: config + "/puckalarm/puckd.conf", stateDirectory: state + "/puckalarm",
-      socketPath: runtime + "/puckalarm/puckd.sock", simulate: false)
+      configPath: paths.config, stateDirectory: paths.stateDirectory, socketPath: paths.socket, simulate: false)
   }
 }

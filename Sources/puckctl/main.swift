@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import PuckCore
 import PuckStorage
 
@@ -8,7 +9,18 @@ enum PuckCtl {
     usage: puckctl [--socket PATH] COMMAND [ARGS]
 
     Commands:
-      calendar HH:MM [...]   when an alarm would fire (offline, no daemon needed)
+      status [--json]             is the dock protected? next alarm, wake-ups, devices
+      pair [--timeout 30s]        pair a tag: scan it twice (root)
+      unpair                      forget the paired tag (root)
+      alarm add HH:MM [...]       add an alarm (see 'puckctl alarm --help')
+      alarm list|rm|enable|disable|skip
+      stop                        silence the ring; it comes back after the retry delay
+      scan UID                    simulated scan (puckd --simulate only)
+      override                    end every open wake-up without a scan (root, recorded)
+      history [--json] [--limit N]
+      test [--seconds N]          short rehearsal: ring and check every device
+      acknowledge                 clear the state problems and missed alarms status shows
+      calendar HH:MM [...]        when an alarm would fire (offline, no daemon needed)
 
     Run 'puckctl COMMAND --help' for a command's options; 'puckctl --version' for the version.
     Exit codes: 0 ok, 1 not protected or failed, 2 refused, 64 usage, 69 daemon not reachable,
@@ -17,24 +29,51 @@ enum PuckCtl {
 
   static func main() -> Int32 {
     var arguments = Array(CommandLine.arguments.dropFirst())
+    let environment = ProcessInfo.processInfo.environment
+    var socketPath = StandardPaths(environment: environment, isRoot: geteuid() == 0).socket
+    if let first = arguments.first, first == "--socket" || first.hasPrefix("--socket=") {
+      if first == "--socket" {
+        guard arguments.count >= 2 else {
+          printError("puckctl: --socket needs a path")
+          return ExitCode.usage.rawValue
+        }
+        socketPath = arguments[1]
+        arguments.removeFirst(2)
+      } else {
+        socketPath = String(first.dropFirst("--socket=".count))
+        arguments.removeFirst()
+      }
+    }
     guard let command = arguments.first else {
       printError(usage)
       return ExitCode.usage.rawValue
     }
     arguments.removeFirst()
+    let now = Instant(unixSeconds: Int64(Date().timeIntervalSince1970.rounded(.down)))
+    let zones = ZoneInfoDirectory(environment: environment)
     do {
       switch command {
       case "--help", "-h", "help":
         print(usage)
+        return ExitCode.success.rawValue
       case "--version":
         print("puckctl \(ProductVersion.current)")
+        return ExitCode.success.rawValue
       case "calendar":
-        let now = Instant(unixSeconds: Int64(Date().timeIntervalSince1970.rounded(.down)))
-        print(try CalendarCommand.run(arguments, now: now, zones: ZoneInfoDirectory()))
+        print(try CalendarCommand.run(arguments, now: now, zones: zones))
+        return ExitCode.success.rawValue
       default:
-        throw UsageError("unknown command '\(command)' (see puckctl --help)")
+        if arguments.contains("--help") || arguments.contains("-h") {
+          guard let help = ClientCommands.help[command] else {
+            throw UsageError("unknown command '\(command)' (see puckctl --help)")
+          }
+          print(help)
+          return ExitCode.success.rawValue
+        }
+        let zone = (try? zones.systemZone()) ?? .utc
+        let commands = ClientCommands(client: DaemonClient(socketPath: socketPath), zone: zone, now: now)
+        return try commands.run(command, arguments).rawValue
       }
-      return ExitCode.success.rawValue
     } catch let error as UsageError {
       printError("puckctl: \(error.message)")
       return ExitCode.usage.rawValue
@@ -44,6 +83,16 @@ enum PuckCtl {
     } catch let error as ZoneLookupError {
       printError("puckctl: \(error)")
       return ExitCode.usage.rawValue
+    } catch ClientError.notRunning(let path) {
+      printError(
+        "puckctl: puckd is not running (no answer on \(path)) — start it with: sudo systemctl start puckd")
+      return ExitCode.unreachable.rawValue
+    } catch ClientError.noAccess(let path) {
+      printError("puckctl: no access to \(path) — run with sudo, or join the puckalarm group")
+      return ExitCode.permissionDenied.rawValue
+    } catch ClientError.broken(let reason) {
+      printError("puckctl: \(reason)")
+      return ExitCode.unreachable.rawValue
     } catch {
       printError("puckctl: \(error)")
       return ExitCode.failure.rawValue

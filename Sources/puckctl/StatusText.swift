@@ -1,0 +1,69 @@
+import PuckCore
+
+/// `puckctl status` for a person: the verdict first, then each part on its own line.
+struct StatusText {
+  let zone: ZoneRules
+  let now: Instant
+
+  /// `Mon 2026-03-30 06:30:00` in the local zone.
+  func local(_ instant: Instant) -> String {
+    let local = zone.localDateTime(at: instant)
+    let s = local.secondsOfDay
+    return "\(local.date.weekday) \(local.date) \(two(s / 3600)):\(two(s / 60 % 60)):\(two(s % 60))"
+  }
+
+  /// "in 7 h 12 min", "in 40 s".
+  func relative(_ instant: Instant) -> String {
+    let seconds = max(0, instant.seconds(since: now))
+    if seconds < 60 { return "in \(seconds) s" }
+    let minutes = (seconds + 59) / 60
+    if minutes < 60 { return "in \(minutes) min" }
+    return "in \(minutes / 60) h \(minutes % 60) min"
+  }
+
+  func render(_ status: DockStatus) -> String {
+    var lines: [String] = []
+    if status.protected {
+      lines.append("PROTECTED")
+    } else {
+      lines.append("NOT PROTECTED")
+      for reason in status.reasons { lines.append("  - \(reason)") }
+    }
+    for view in status.guards {
+      if view.ringing {
+        lines.append("Wake-up:  RINGING \(view.description) (bypassed \(view.bypassCount)×) — scan the puck to end it")
+      } else if let retry = view.retryAt {
+        lines.append("Wake-up:  open, \(view.description) rings again \(relative(retry)) — scan the puck to end it")
+      }
+    }
+    if let name = status.nextAlarm, let at = status.nextAlarmAt {
+      lines.append("Next:     \(name) at \(local(at)) (\(relative(at)))")
+    } else {
+      lines.append("Next:     no alarm scheduled")
+    }
+    lines.append("Tag:      " + (status.pairedTag.map { "paired (\($0))" } ?? "none paired — run: sudo puckctl pair"))
+    for device in status.devices {
+      let name = (device.name.prefix(1).uppercased() + device.name.dropFirst() + ":").padding(10)
+      lines.append("\(name)\(device.state.rawValue)\(device.detail.isEmpty ? "" : " — \(device.detail)")")
+    }
+    switch status.clockSynchronized {
+    case true?: lines.append("Clock:    synchronised (\(status.zone))")
+    case false?: lines.append("Clock:    NOT synchronised (\(status.zone)) — alarms follow the clock as it is")
+    case nil: lines.append("Clock:    synchronisation unknown (\(status.zone))")
+    }
+    for problem in status.problems { lines.append("Problem:  \(problem)") }
+    for missed in status.missed { lines.append("Missed:   \(missed)") }
+    if !status.problems.isEmpty || !status.missed.isEmpty {
+      lines.append("          (clear these with: puckctl acknowledge)")
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  private func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+}
+
+extension String {
+  fileprivate func padding(_ width: Int) -> String {
+    count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+  }
+}
