@@ -151,7 +151,9 @@ extension PosixTimeZone {
       if peek == UInt8(ascii: "<") {
         index += 1
         start = index
-        while let byte = peek, byte.isASCIIAlphanumeric || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") {
+        while let byte = peek,
+          byte.isASCIIAlphanumeric || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+        {
           index += 1
         }
         end = index
@@ -248,7 +250,8 @@ extension PosixTimeZone {
 extension UInt8 {
   var isASCIIDigit: Bool { self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") }
   var isASCIILetter: Bool {
-    (self >= UInt8(ascii: "a") && self <= UInt8(ascii: "z")) || (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z"))
+    (self >= UInt8(ascii: "a") && self <= UInt8(ascii: "z"))
+      || (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z"))
   }
   var isASCIIAlphanumeric: Bool { isASCIIDigit || isASCIILetter }
 }

@@ -70,11 +70,12 @@ private struct TZifReader {
   }
 
   mutating func header() throws(ZoneRulesError) -> Header {
-    guard bytes.count - position >= 4, Array(bytes[position..<position + 4]) == Array("TZif".utf8) else {
-      throw position == 0 ? .notTZif(zone: zone) : .malformed(zone: zone, reason: "its second header is missing")
+    if position == 0 && !bytes.starts(with: "TZif".utf8) { throw .notTZif(zone: zone) }
+    let magic = try take(4)
+    guard magic.elementsEqual("TZif".utf8) else {
+      throw malformed("its second header is missing")
     }
-    position += 4
-    let version = try take(1)[0]
+    let version = try byte()
     try skip(15)
     var counts: [Int] = []
     for _ in 0..<6 { counts.append(Int(try unsigned32())) }
@@ -90,39 +91,51 @@ private struct TZifReader {
   }
 
   mutating func dataBlock(_ header: Header, timeSize: Int) throws(ZoneRulesError) -> DataBlock {
-    guard bytes.count - position >= header.dataBlockSize(timeSize: timeSize) else { throw .truncated(zone: zone) }
+    guard bytes.count - position >= header.dataBlockSize(timeSize: timeSize) else {
+      throw .truncated(zone: zone)
+    }
     var times: [Int64] = []
     times.reserveCapacity(header.timeCount)
     for _ in 0..<header.timeCount {
-      let time = timeSize == 8 ? Int64(bitPattern: try unsigned64()) : Int64(Int32(bitPattern: try unsigned32()))
+      let time =
+        timeSize == 8 ? Int64(bitPattern: try unsigned64()) : Int64(Int32(bitPattern: try unsigned32()))
       if let previous = times.last, time <= previous { throw malformed("its transitions are out of order") }
       times.append(time)
     }
     var typeIndices: [Int] = []
     typeIndices.reserveCapacity(header.timeCount)
     for _ in 0..<header.timeCount {
-      let index = Int(try take(1)[0])
-      guard index < header.typeCount else { throw malformed("a transition names type \(index) of \(header.typeCount)") }
+      let index = Int(try byte())
+      guard index < header.typeCount else {
+        throw malformed("a transition names type \(index) of \(header.typeCount)")
+      }
       typeIndices.append(index)
     }
     var rawTypes: [(offset: Int, isDST: Bool, abbreviationIndex: Int)] = []
     for _ in 0..<header.typeCount {
       let offset = Int(Int32(bitPattern: try unsigned32()))
-      let isDST = try take(1)[0]
-      let abbreviationIndex = Int(try take(1)[0])
-      guard LocalTimeType.offsetRange.contains(offset) else { throw malformed("an offset of \(offset) s is out of range") }
+      let isDST = try byte()
+      let abbreviationIndex = Int(try byte())
+      guard LocalTimeType.offsetRange.contains(offset) else {
+        throw malformed("an offset of \(offset) s is out of range")
+      }
       guard isDST <= 1 else { throw malformed("a DST flag is \(isDST), not 0 or 1") }
-      guard abbreviationIndex < header.charCount else { throw malformed("an abbreviation index is out of range") }
+      guard abbreviationIndex < header.charCount else {
+        throw malformed("an abbreviation index is out of range")
+      }
       rawTypes.append((offset, isDST == 1, abbreviationIndex))
     }
     let characters = try take(header.charCount)
     var types: [LocalTimeType] = []
     for raw in rawTypes {
       let start = characters.startIndex + raw.abbreviationIndex
-      guard let end = characters[start...].firstIndex(of: 0) else { throw malformed("an abbreviation is not terminated") }
+      guard let end = characters[start...].firstIndex(of: 0) else {
+        throw malformed("an abbreviation is not terminated")
+      }
       types.append(
         LocalTimeType(
-          offset: raw.offset, isDST: raw.isDST, abbreviation: String(decoding: characters[start..<end], as: UTF8.self)))
+          offset: raw.offset, isDST: raw.isDST,
+          abbreviation: String(decoding: characters[start..<end], as: UTF8.self)))
     }
     // Leap-second records and the standard/UT indicators do not affect local time here.
     try skip(header.leapCount * (timeSize + 4) + header.isStandardCount + header.isUTCCount)
@@ -133,7 +146,9 @@ private struct TZifReader {
   mutating func footer() throws(ZoneRulesError) -> String {
     guard position < bytes.count, bytes[position] == UInt8(ascii: "\n") else { throw .truncated(zone: zone) }
     position += 1
-    guard let end = bytes[position...].firstIndex(of: UInt8(ascii: "\n")) else { throw .truncated(zone: zone) }
+    guard let end = bytes[position...].firstIndex(of: UInt8(ascii: "\n")) else {
+      throw .truncated(zone: zone)
+    }
     let text = String(decoding: bytes[position..<end], as: UTF8.self)
     position = end + 1
     return text
@@ -147,6 +162,12 @@ private struct TZifReader {
     guard count >= 0, bytes.count - position >= count else { throw .truncated(zone: zone) }
     defer { position += count }
     return bytes[position..<position + count]
+  }
+
+  mutating func byte() throws(ZoneRulesError) -> UInt8 {
+    guard position < bytes.count else { throw .truncated(zone: zone) }
+    defer { position += 1 }
+    return bytes[position]
   }
 
   mutating func unsigned32() throws(ZoneRulesError) -> UInt32 {

@@ -89,7 +89,8 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
   /// The Unix seconds for local seconds (`local` counts seconds since 1970-01-01 00:00 local).
   private func resolve(localSeconds local: Int64) -> Int64 {
     // Every instant carrying this local time lies within the largest offset either side.
-    let window = Int64(max(-LocalTimeType.offsetRange.lowerBound, LocalTimeType.offsetRange.upperBound) + 3600)
+    let window = Int64(
+      max(-LocalTimeType.offsetRange.lowerBound, LocalTimeType.offsetRange.upperBound) + 3600)
     let lower = local - window
     let changes = offsetChanges(after: lower, through: local + window)
     // Walk the intervals of constant offset in order; the first that contains `local − offset`
