@@ -1,5 +1,5 @@
 /// The settings the wake guard needs, from the config file and the pairing.
-public struct EnforcementSettings: Hashable, Sendable {
+public struct WakeGuardSettings: Hashable, Sendable {
   /// Quiet time after a bypass before the ring comes back (PRODUCT §2 item 3).
   public var retryDelay: Duration
   /// How long a ring may go untouched before it counts as a bypass.
@@ -41,7 +41,7 @@ public struct WakeGuardMachine: Hashable, Sendable {
 
   /// Applies an event at `now` and returns the effects to perform, in order.
   public mutating func handle(
-    _ event: WakeEvent, at now: Instant, settings: EnforcementSettings
+    _ event: WakeEvent, at now: Instant, settings: WakeGuardSettings
   ) -> [WakeEffect] {
     switch event {
     case .alarmDue(let occurrence): return alarmDue(occurrence, now: now, settings: settings)
@@ -62,7 +62,7 @@ public struct WakeGuardMachine: Hashable, Sendable {
   }
 
   private mutating func alarmDue(
-    _ occurrence: AlarmOccurrence, now: Instant, settings: EnforcementSettings
+    _ occurrence: AlarmOccurrence, now: Instant, settings: WakeGuardSettings
   ) -> [WakeEffect] {
     // Item 12: one guard per alarm. The same occurrence twice is a duplicate; a later
     // occurrence while the alarm's guard is still open rings that guard now instead of
@@ -88,7 +88,7 @@ public struct WakeGuardMachine: Hashable, Sendable {
     return effects
   }
 
-  private mutating func bypass(now: Instant, settings: EnforcementSettings, explicit: Bool) -> [WakeEffect] {
+  private mutating func bypass(now: Instant, settings: WakeGuardSettings, explicit: Bool) -> [WakeEffect] {
     guard isRinging else { return [] }
     var effects: [WakeEffect] = []
     var closed: [WakeGuard] = []
@@ -119,7 +119,7 @@ public struct WakeGuardMachine: Hashable, Sendable {
     return result
   }
 
-  private mutating func ringDueRetries(now: Instant, settings: EnforcementSettings) -> [WakeEffect] {
+  private mutating func ringDueRetries(now: Instant, settings: WakeGuardSettings) -> [WakeEffect] {
     let due = guards.indices.filter { index in
       guards[index].retryAt.map { $0 <= now } ?? false
     }
@@ -128,7 +128,7 @@ public struct WakeGuardMachine: Hashable, Sendable {
   }
 
   /// Moves quiet guards to ringing (each ring after the first is a retry).
-  private mutating func ringGuards(at indices: [Int], now: Instant, settings: EnforcementSettings) -> [WakeEffect] {
+  private mutating func ringGuards(at indices: [Int], now: Instant, settings: WakeGuardSettings) -> [WakeEffect] {
     let wasRinging = isRinging
     var effects: [WakeEffect] = []
     for index in indices where !guards[index].isRinging {
@@ -147,7 +147,7 @@ public struct WakeGuardMachine: Hashable, Sendable {
   }
 
   private mutating func tagScanned(
-    _ uid: TagUID, fresh: Bool, now: Instant, settings: EnforcementSettings
+    _ uid: TagUID, fresh: Bool, now: Instant, settings: WakeGuardSettings
   ) -> [WakeEffect] {
     guard !guards.isEmpty else { return [] }
     guard let paired = settings.pairedTag, uid == paired else { return [.wrongTag(uid)] }
@@ -183,7 +183,7 @@ public struct WakeGuardMachine: Hashable, Sendable {
 
   /// Item 10: after a start, a guard that was ringing rings at once, a guard whose retry time
   /// has passed rings at once, and any other guard re-arms its retry.
-  private mutating func resume(now: Instant, settings: EnforcementSettings) -> [WakeEffect] {
+  private mutating func resume(now: Instant, settings: WakeGuardSettings) -> [WakeEffect] {
     guard !guards.isEmpty else { return [] }
     var effects: [WakeEffect] = []
     var ringNow: [Int] = []

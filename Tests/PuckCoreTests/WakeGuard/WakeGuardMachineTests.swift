@@ -7,7 +7,7 @@ import Testing
 private struct Harness {
   var machine = WakeGuardMachine()
   var now = Instant(unixSeconds: 1_790_000_000)
-  var settings = EnforcementSettings(
+  var settings = WakeGuardSettings(
     retryDelay: .seconds(60), ringTimeout: .seconds(600), pairedTag: Harness.paired)
 
   static let paired = try! TagUID(parsing: "04:A2:3B:11:22:33:44")
