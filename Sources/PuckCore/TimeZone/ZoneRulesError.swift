@@ -9,6 +9,7 @@ public enum ZoneRulesError: Error, Equatable, Sendable, CustomStringConvertible 
   /// A POSIX TZ string (a TZif footer or a `TZ` value) could not be parsed.
   case badPosixTZ(String, reason: String)
 
+  /// The message for the person reading the log.
   public var description: String {
     switch self {
     case .notTZif(let zone):
