@@ -59,7 +59,7 @@ struct CalendarCommandTests {
       "puckctl", ["calendar", "06:30", "--after", "2026-07-01T00:00:00Z", "--json"],
       environment: ["TZ": "Australia/Lord_Howe"])
     let objects = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: String]]
-    #expect(objects == [["local": "2026-07-01T06:30:00+10:30", "utc": "2026-06-30T20:00:00Z"]])
+    #expect(objects == [["local": "2026-07-02T06:30:00+10:30", "utc": "2026-07-01T20:00:00Z"]])
   }
 
   @Test(
