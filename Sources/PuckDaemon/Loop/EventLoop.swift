@@ -11,14 +11,16 @@ final class EventLoop {
   private var tokens: [Int32: UInt64] = [:]
   private var nextToken: UInt64 = 1
   private var running = false
-  /// Where other threads post work for the loop thread.
+  /// Where other threads post messages for the loop thread.
   let inbox: LoopInbox
+  /// Handles each posted message, on the loop thread.
+  var onMessage: (LoopMessage) -> Void = { _ in }
 
   init() throws(SystemError) {
     epoll = try systemCall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
     inbox = try LoopInbox()
     try watch(inbox.fd) { [unowned self] _ in
-      for job in self.inbox.drain() { job() }
+      for message in self.inbox.drain() { self.onMessage(message) }
     }
   }
 
@@ -70,11 +72,11 @@ final class EventLoop {
   }
 }
 
-/// A thread-safe queue into the loop: any thread may `post` a closure; the loop thread runs it.
-/// Synchronised by a `Mutex`; the eventfd wakes the loop.
+/// A thread-safe queue into the loop: any thread may `post` a message; the loop thread handles
+/// it. Synchronised by a `Mutex`; the eventfd wakes the loop.
 final class LoopInbox: Sendable {
   let fd: Int32
-  private let jobs = Mutex<[@Sendable () -> Void]>([])
+  private let messages = Mutex<[LoopMessage]>([])
 
   init() throws(SystemError) {
     fd = try systemCall("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
@@ -84,18 +86,18 @@ final class LoopInbox: Sendable {
     close(fd)
   }
 
-  /// Queues `job` to run on the loop thread.
-  func post(_ job: @escaping @Sendable () -> Void) {
-    jobs.withLock { $0.append(job) }
+  /// Queues `message` for the loop thread.
+  func post(_ message: LoopMessage) {
+    messages.withLock { $0.append(message) }
     var one: UInt64 = 1
     _ = write(fd, &one, 8)
   }
 
-  /// Takes every queued job (loop thread only).
-  func drain() -> [@Sendable () -> Void] {
+  /// Takes every queued message (loop thread only).
+  func drain() -> [LoopMessage] {
     var counter: UInt64 = 0
     _ = read(fd, &counter, 8)
-    return jobs.withLock { queued in
+    return messages.withLock { queued in
       defer { queued.removeAll() }
       return queued
     }

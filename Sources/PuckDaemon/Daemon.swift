@@ -1,0 +1,326 @@
+import CLinux
+import Glibc
+import PuckCore
+import PuckDevices
+import PuckStorage
+
+/// A message from another thread (audio, reader) to the loop.
+enum LoopMessage: Sendable {
+  case audio(AudioEvent)
+  case scan(TagUID, fresh: Bool)
+  case reader(DeviceHealth)
+}
+
+/// `puckd`: owns all mutable state on one event loop thread. The wake-guard machine in PuckCore
+/// decides; this class performs its effects (ring, timers, files) and feeds events back.
+public final class Daemon {
+  let options: DaemonOptions
+  let loop: EventLoop
+  let zones: ZoneInfoDirectory
+  let notifier: SystemdNotifier
+
+  var config: DockConfig = .defaults
+  /// A config file that did not parse: status shows it until fixed (defaults are used meanwhile,
+  /// so a typo never silences the alarm).
+  var configProblem: String?
+  var sound: PCMSound = AlarmTone.sound
+  var soundProblem: String?
+
+  let state: StateDirectory
+  let history: HistoryLog<HistoryEntry>
+  let pairingFile: PairingFile
+  var book = AlarmBook()
+  var record = EnforcementRecord()
+  var machine = WakeGuardMachine()
+  var pairedTag: TagUID?
+  var pairingProblem: String?
+
+  var zone: ZoneRules = .utc
+  var zoneName = "UTC"
+
+  /// Next alarm or retry, on CLOCK_REALTIME with CANCEL_ON_SET.
+  let wallTimer: Timer
+  /// The ring timeout, on CLOCK_MONOTONIC.
+  let ringTimer: Timer
+  /// sd_notify WATCHDOG=1, on CLOCK_MONOTONIC.
+  let watchdogTimer: Timer
+  let signals: SignalSource
+  var server: ControlServer?
+  var localtimeWatch: Int32 = -1
+
+  var audio: ALSARinger
+  var audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "idle")
+  /// What is ringing now and why: a wake guard, or a `puckctl test` rehearsal.
+  var ringing: RingIdentity?
+  var pairing: PairingSession?
+  var rehearsal: Rehearsal?
+  var exitCode: Int32 = 0
+
+  /// Sets up everything that can fail before the loop runs; errors here are fatal to start-up
+  /// (no state directory, no socket) and the caller exits non-zero so systemd restarts it.
+  public init(options: DaemonOptions, environment: [String: String]) throws {
+    self.options = options
+    // Block the signals before any other thread exists, so every thread inherits the mask.
+    signals = try SignalSource([SIGTERM, SIGINT, SIGHUP])
+    loop = try EventLoop()
+    zones = ZoneInfoDirectory(environment: environment)
+    notifier = SystemdNotifier(environment: environment)
+    wallTimer = try Timer(.wallClock)
+    ringTimer = try Timer(.monotonic)
+    watchdogTimer = try Timer(.monotonic)
+    state = try StateDirectory(path: options.stateDirectory)
+    history = HistoryLog(directory: state)
+    pairingFile = PairingFile(directory: state)
+    let inbox = loop.inbox
+    audio = ALSARinger(device: ALSADevice(name: "default")) { event in inbox.post(.audio(event)) }
+  }
+
+  /// Loads state, resumes open guards, starts listening, tells systemd, and runs until SIGTERM.
+  /// Returns the process exit code.
+  public func run() throws -> Int32 {
+    Log.notice(
+      "puckd \(ProductVersion.current) starting\(options.simulate ? " in SIMULATED mode (no reader)" : ""); "
+        + "state \(options.stateDirectory), socket \(options.socketPath)")
+    loadConfig(reloading: false)
+    reloadZone()
+    loadState()
+
+    loop.onMessage = { [unowned self] message in self.received(message) }
+    try loop.watch(signals.fd) { [unowned self] _ in
+      for signal in self.signals.drain() { self.received(signal: signal) }
+    }
+    try loop.watch(wallTimer.fd) { [unowned self] _ in
+      guard let firing = self.wallTimer.acknowledge() else { return }
+      if firing == .clockStepped { Log.notice("the system clock was stepped; recomputing alarms") }
+      self.processDue()
+    }
+    try loop.watch(ringTimer.fd) { [unowned self] _ in
+      guard self.ringTimer.acknowledge() != nil else { return }
+      Log.notice("nobody stopped the ring within \(self.config.enforcement.ringTimeout); counting a bypass")
+      self.handle(.ringTimeout)
+    }
+    watchLocaltime()
+    try startWatchdog()
+
+    // Resume what was open when the daemon last stopped (crash, kill -9, power loss), then ring
+    // or record whatever fell due while it was down.
+    handle(.daemonStarted)
+    processDue()
+
+    try makeSocketDirectory()
+    server = try ControlServer(path: options.socketPath, loop: loop) { [unowned self] client, request in
+      self.received(request, from: client)
+    }
+    server?.onClose = { [unowned self] client in self.clientClosed(client) }
+    notifier.send("READY=1\nSTATUS=\(statusLine())")
+    Log.info("listening on \(options.socketPath)")
+    loop.run()
+    shutdown()
+    return exitCode
+  }
+
+  private func received(signal: Int32) {
+    switch signal {
+    case SIGHUP:
+      Log.notice("SIGHUP: reloading \(options.configPath)")
+      loadConfig(reloading: true)
+      reloadZone()
+      refreshSchedule()
+    default:
+      Log.notice("signal \(signal): shutting down; open wake-ups stay open on disk")
+      loop.stop()
+    }
+  }
+
+  /// Clean exit: ring stopped (PCM dropped), state flushed, guards left open on disk.
+  private func shutdown() {
+    notifier.send("STOPPING=1")
+    audio.stop()
+    _ = audio.waitUntilStopped(timeout: .seconds(2))
+    saveRecord()
+    server?.shutdown()
+    Log.notice("puckd stopped")
+  }
+
+  private func received(_ message: LoopMessage) {
+    switch message {
+    case .audio(let event): audioEvent(event)
+    case .scan(let uid, let fresh): tagScanned(uid, fresh: fresh)
+    case .reader: break
+    }
+  }
+
+  private func audioEvent(_ event: AudioEvent) {
+    switch event {
+    case .playing(let device, let rate, let channels):
+      audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "playing on \(device) (\(rate) Hz, \(channels) ch)")
+      Log.info("audio: playing on \(device)")
+    case .fault(let fault):
+      audioHealth = DeviceHealth(name: "audio", state: .fault, detail: fault.description)
+      Log.error("audio: \(fault.description)\(ringing != nil ? " — the ring goes on (buzzer) and audio is retried" : "")")
+    case .stopped, .finished:
+      if audioHealth.state == .ok { audioHealth.detail = "idle on \(config.audio.device)" }
+    }
+    updateStatus()
+  }
+
+  // MARK: - Config, zone, state
+
+  func loadConfig(reloading: Bool) {
+    var text: String?
+    if let bytes = try? DurableFile.read(options.configPath) {
+      text = String(decoding: bytes, as: UTF8.self)
+    }
+    do {
+      let parsed = try text.map { try DockConfig.parse($0, file: options.configPath) } ?? .defaults
+      config = parsed
+      configProblem = nil
+      if text == nil { Log.info("no config at \(options.configPath); using defaults") }
+    } catch {
+      configProblem = "config: \(error)"
+      Log.error("\(error)\(reloading ? "; keeping the previous settings" : "; using defaults until it is fixed")")
+      if !reloading { config = .defaults }
+    }
+    // Load the sound now, never at fire time; the built-in tone is always there.
+    sound = AlarmTone.sound
+    soundProblem = nil
+    if let path = config.audio.sound {
+      do {
+        sound = try SoundFile.load(path: path)
+      } catch {
+        soundProblem = "sound file: \(error); the built-in tone will ring instead"
+        Log.error(soundProblem ?? "")
+      }
+    }
+    if audio.device.name != config.audio.device && ringing == nil {
+      let inbox = loop.inbox
+      audio = ALSARinger(device: ALSADevice(name: config.audio.device)) { event in inbox.post(.audio(event)) }
+    }
+    audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "idle on \(config.audio.device)")
+  }
+
+  /// Re-reads the system zone from the tz database (a tzdata update or a new /etc/localtime
+  /// takes effect here); keeps the previous rules if it cannot be read.
+  func reloadZone() {
+    do {
+      zone = try zones.systemZone()
+      zoneName = zones.systemZoneName() ?? zone.name
+    } catch {
+      Log.error("time zone: \(error); keeping \(zoneName)")
+    }
+  }
+
+  private func loadState() {
+    do {
+      let alarms = try state.load(AlarmBook.self)
+      book = alarms.value ?? AlarmBook()
+      logProblems(alarms.problems)
+      let guards = try state.load(EnforcementRecord.self)
+      record = guards.value ?? EnforcementRecord()
+      logProblems(guards.problems)
+    } catch {
+      Log.error("state: \(error)")
+    }
+    machine = WakeGuardMachine(guards: record.guards)
+    loadPairing()
+  }
+
+  func loadPairing() {
+    do {
+      let loaded = try pairingFile.load()
+      pairedTag = loaded.value?.uid
+      pairingProblem = nil
+      logProblems(loaded.problems)
+      if let tag = pairedTag { Log.info("paired tag \(tag.masked)") }
+    } catch {
+      pairedTag = nil
+      pairingProblem = "\(error)"
+      Log.error("\(error)")
+    }
+  }
+
+  private func logProblems(_ problems: [StateProblem]) {
+    for problem in problems { Log.error("state: \(problem)") }
+  }
+
+  func saveRecord() {
+    record.guards = machine.guards
+    do {
+      try state.save(record, name: EnforcementRecord.fileName)
+    } catch {
+      Log.error("could not save open wake-ups: \(error)")
+    }
+  }
+
+  func saveBook() throws(StorageError) {
+    try state.save(book, name: AlarmBook.fileName)
+  }
+
+  private func makeSocketDirectory() throws {
+    let directory = String(options.socketPath[..<(options.socketPath.lastIndex(of: "/") ?? options.socketPath.startIndex)])
+    guard !directory.isEmpty else { return }
+    var path = ""
+    for component in directory.split(separator: "/") {
+      path += "/" + component
+      if mkdir(path, 0o755) != 0 && errno != EEXIST { throw SystemError("mkdir \(path)") }
+    }
+  }
+
+  private func watchLocaltime() {
+    // /etc/localtime is replaced (not written) by timedatectl: watch the directory for it.
+    let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+    guard fd >= 0 else { return }
+    let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE)
+    guard inotify_add_watch(fd, "/etc", mask) >= 0 else {
+      close(fd)
+      return
+    }
+    localtimeWatch = fd
+    try? loop.watch(fd) { [unowned self] _ in
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      var changed = false
+      while true {
+        let count = read(fd, &buffer, buffer.count)
+        if count <= 0 { break }
+        var offset = 0
+        while offset + MemoryLayout<inotify_event>.size <= count {
+          let length = buffer.withUnsafeBytes { raw in
+            raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self).len
+          }
+          let nameStart = offset + MemoryLayout<inotify_event>.size
+          let nameBytes = buffer[nameStart..<min(count, nameStart + Int(length))].prefix { $0 != 0 }
+          if String(decoding: nameBytes, as: UTF8.self) == "localtime" || String(decoding: nameBytes, as: UTF8.self) == "timezone" {
+            changed = true
+          }
+          offset = nameStart + Int(length)
+        }
+      }
+      if changed {
+        let before = self.zoneName
+        self.reloadZone()
+        Log.notice("time zone changed (\(before) → \(self.zoneName)); recomputing alarms")
+        self.refreshSchedule()
+      }
+    }
+  }
+
+  private func startWatchdog() throws {
+    guard let interval = notifier.watchdogInterval else { return }
+    try watchdogTimer.arm(after: interval)
+    try loop.watch(watchdogTimer.fd) { [unowned self] _ in
+      guard self.watchdogTimer.acknowledge() != nil else { return }
+      self.notifier.send("WATCHDOG=1")
+      try? self.watchdogTimer.arm(after: interval)
+    }
+  }
+}
+
+extension AlarmBook {
+  /// Its file in the state directory.
+  static let fileName = "alarms.json"
+}
+
+extension EnforcementRecord {
+  /// Its file in the state directory.
+  static let fileName = "guards.json"
+}
