@@ -1,0 +1,110 @@
+/// Why `puckd.conf` was rejected, and where: `puckd.conf:12: retry_delay = 2s is below the
+/// minimum 5s`.
+public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The file as the caller named it (a path, or `puckd.conf`).
+  public var file: String
+  /// The 1-based line the problem is on.
+  public var line: Int
+  /// What is wrong with that line.
+  public var reason: Reason
+
+  /// An error at `file:line`.
+  public init(file: String, line: Int, reason: Reason) {
+    self.file = file
+    self.line = line
+    self.reason = reason
+  }
+
+  /// `puckd.conf:12: retry_delay = 2s is below the minimum 5s`.
+  public var description: String {
+    "\(file):\(line): \(reason)"
+  }
+
+  /// What is wrong with a line.
+  public enum Reason: Hashable, Sendable, CustomStringConvertible {
+    /// A `[section]` header that is not one of the known sections.
+    case unknownSection(String)
+    /// A key its section does not have.
+    case unknownKey(section: String, key: String)
+    /// A known key with a value it does not accept.
+    case badValue(key: String, value: String, problem: ValueProblem)
+    /// A key set a second time; `firstLine` is where it was set first.
+    case duplicateKey(section: String, key: String, firstLine: Int)
+    /// A `key = value` line before any `[section]` header.
+    case keyOutsideSection(key: String)
+    /// A line that is none of: blank, comment, `[section]`, `key = value`.
+    case malformedLine(String)
+
+    /// The reason as a sentence fragment after `file:line: `.
+    public var description: String {
+      switch self {
+      case .unknownSection(let name):
+        return "unknown section [\(name)]; the sections are "
+          + DockConfig.knownKeys.map { "[\($0.section)]" }.joined(separator: ", ")
+      case .unknownKey(let section, let key):
+        let known = DockConfig.keys(of: section).joined(separator: ", ")
+        return "unknown key '\(key)' in [\(section)]; the keys there are \(known)"
+      case .badValue(let key, let value, let problem):
+        if value.isEmpty { return "\(key) has no value: \(problem.expected)" }
+        return "\(key) = \(value) \(problem)"
+      case .duplicateKey(let section, let key, let firstLine):
+        return "\(key) in [\(section)] is already set on line \(firstLine); keep only one"
+      case .keyOutsideSection(let key):
+        let home = DockConfig.knownKeys.first { $0.keys.contains(key) }.map { " like [\($0.section)]" }
+        return "\(key) comes before any [section] header; put it under its section\(home ?? "")"
+      case .malformedLine(let text):
+        return "'\(text)' is not a setting: expected 'key = value', a [section] header or a # comment"
+      }
+    }
+  }
+}
+
+/// Why a value was not accepted; each case knows what would have been.
+public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
+  /// Not a duration.
+  case notADuration
+  /// Not a percentage.
+  case notAPercentage
+  /// Not a yes/no word.
+  case notABoolean
+  /// Not a GPIO line offset or name.
+  case notALine
+  /// Not an absolute file path.
+  case notAnAbsolutePath
+  /// Empty where a value is required; the associated text says what kind.
+  case missing(String)
+  /// Below the smallest accepted value, which is given as written in the file.
+  case belowMinimum(String)
+  /// Above the largest accepted value, which is given as written in the file.
+  case aboveMaximum(String)
+
+  /// What the key accepts, for messages.
+  public var expected: String {
+    switch self {
+    case .notADuration:
+      return "expected a whole number with a unit, like 500ms, 60s, 10min, 1h or 1min 30s"
+    case .notAPercentage: return "expected a percentage from 0% to 100%, like 30%"
+    case .notABoolean: return "expected yes or no (also true/false, on/off, 1/0)"
+    case .notALine: return "expected a line offset like 18 or a line name like GPIO18"
+    case .notAnAbsolutePath:
+      return "expected an absolute path like /usr/share/sounds/alarm.wav, or nothing for the built-in tone"
+    case .missing(let kind): return "expected \(kind)"
+    case .belowMinimum(let minimum): return "expected at least \(minimum)"
+    case .aboveMaximum(let maximum): return "expected at most \(maximum)"
+    }
+  }
+
+  /// The problem as it follows `key = value` in a message.
+  public var description: String {
+    switch self {
+    case .notADuration: return "is not a duration: \(expected)"
+    case .notAPercentage: return "is not a volume: \(expected)"
+    case .notABoolean: return "is not yes or no: \(expected)"
+    case .notALine: return "is not a GPIO line: \(expected)"
+    case .notAnAbsolutePath: return "is not an absolute path: \(expected)"
+    case .missing: return "is empty: \(expected)"
+    case .belowMinimum(let minimum): return "is below the minimum \(minimum)"
+    case .aboveMaximum(let maximum): return "is above the maximum \(maximum)"
+    }
+  }
+}

@@ -1,0 +1,74 @@
+extension DockConfig {
+  /// The commented configuration installed as `/etc/puckalarm/puckd.conf`: every key
+  /// documented, every assignment commented out at its default, so the file parses to
+  /// `DockConfig.defaults`. Uncommenting a `#key = value` line keeps the documented default;
+  /// uncommenting a `#[section]` header fits that part. Tests hold both to be true.
+  public static let defaultFileText = """
+    # PuckAlarm dock configuration (puckd.conf).
+    #
+    # Every key is optional: a commented-out line shows the default. Uncomment a line and
+    # change its value to change a setting, then restart puckd (systemctl restart puckd).
+    # Lines starting with # or ; are comments; so is the rest of a line after " #".
+    # Durations: a whole number with a unit: 500ms, 60s, 10min, 1h, or combined: 1min 30s.
+    # A plain number is seconds. Yes/no values: yes, no, true, false, on, off, 1, 0.
+
+    [reader]
+    # Which NFC reader to poll for the paired tag.
+    #   auto       libnfc's default device (from /etc/nfc/libnfc.conf or autodetection)
+    #   simulated  no reader; scans come from "puckctl scan UID" (for rehearsals and tests)
+    #   otherwise  a libnfc connstring: pn532_uart:/dev/serial0, pn532_i2c:/dev/i2c-1,
+    #              acr122_usb, ...
+    #device = auto
+
+    [audio]
+    # The ALSA PCM to play on: default, plughw:CARD=Headphones, pulse, ... ("aplay -L" lists them).
+    #device = default
+    # A sound file to play (an absolute path). Empty means the built-in tone, which is always
+    # available even if the file cannot be read.
+    #sound =
+    # The volume the ring starts at, 0% to 100%.
+    #start_volume = 30%
+    # How long the volume takes to rise from start_volume to full: 0s to 30min.
+    #ramp = 60s
+
+    # An active buzzer on a GPIO line, driven on and off while the alarm rings. Without a
+    # [buzzer] section there is no buzzer; uncomment the header to fit one.
+    #[buzzer]
+    # The GPIO chip, as "gpiodetect" names it.
+    #chip = gpiochip0
+    # The line's offset on that chip (18) or its name ("gpioinfo" lists them, e.g. GPIO18).
+    #line = 18
+    # yes if the buzzer sounds when the line is driven low.
+    #active_low = no
+    # How long each beep lasts, and the pause between beeps: 10ms to 10s each.
+    #on = 500ms
+    #off = 500ms
+
+    # A dock button on a GPIO input: a press stops the ring as a bypass (the alarm comes back
+    # after retry_delay until the paired tag is scanned). Without a [button] section there
+    # is no button.
+    #[button]
+    #chip = gpiochip0
+    #line = 17
+    # yes for a button that connects the line to ground (the usual wiring, with a pull-up).
+    #active_low = yes
+
+    # A status LED on a GPIO output, showing the dock's state. Without an [led] section there
+    # is no LED.
+    #[led]
+    #chip = gpiochip0
+    #line = 27
+    #active_low = no
+
+    [enforcement]
+    # How long after a bypass (button, "puckctl stop", ring timeout) the alarm rings again:
+    # 5s to 30min.
+    #retry_delay = 60s
+    # A ring nobody touches is silenced after this long and counted as a bypass: 1min to 2h.
+    #ring_timeout = 10min
+    # How late an alarm may still ring when the board was off or puckd down at its time;
+    # later than this it is recorded as missed instead: 0s to 12h.
+    #missed_grace = 30min
+
+    """
+}

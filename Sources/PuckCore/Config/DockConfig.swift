@@ -1,0 +1,182 @@
+/// Every setting of `puckd.conf` (PRODUCT §6), typed, with the documented defaults.
+///
+/// Every key is optional; `DockConfig()` is what a missing or empty file means.
+public struct DockConfig: Hashable, Sendable {
+  /// `[reader]`: which NFC reader to poll.
+  public var reader: ReaderSettings
+  /// `[audio]`: where and how the alarm sound plays.
+  public var audio: AudioSettings
+  /// `[buzzer]`: nil when the section is absent (no buzzer fitted).
+  public var buzzer: BuzzerSettings?
+  /// `[button]`: nil when the section is absent (no dock button); a press is a bypass.
+  public var button: GPIOLineSettings?
+  /// `[led]`: nil when the section is absent (no status LED).
+  public var led: GPIOLineSettings?
+  /// `[enforcement]`: the wake guard's timings.
+  public var enforcement: EnforcementSettings
+
+  /// A configuration; every argument defaults to what a missing file means.
+  public init(
+    reader: ReaderSettings = ReaderSettings(), audio: AudioSettings = AudioSettings(),
+    buzzer: BuzzerSettings? = nil, button: GPIOLineSettings? = nil, led: GPIOLineSettings? = nil,
+    enforcement: EnforcementSettings = EnforcementSettings()
+  ) {
+    self.reader = reader
+    self.audio = audio
+    self.buzzer = buzzer
+    self.button = button
+    self.led = led
+    self.enforcement = enforcement
+  }
+
+  /// What a missing or empty file means: auto reader, default ALSA device, built-in tone,
+  /// no buzzer, button or LED, and the default enforcement timings.
+  public static let defaults = DockConfig()
+}
+
+/// `[reader]` settings.
+public struct ReaderSettings: Hashable, Sendable {
+  /// `device`: which reader libnfc opens.
+  public var device: ReaderDevice
+
+  /// Reader settings; `auto` by default.
+  public init(device: ReaderDevice = .auto) {
+    self.device = device
+  }
+}
+
+/// The `[reader] device` value.
+public enum ReaderDevice: Hashable, Sendable, CustomStringConvertible {
+  /// `auto`: libnfc's default device.
+  case auto
+  /// `simulated`: no reader; scans arrive through `puckctl scan`.
+  case simulated
+  /// A libnfc connstring such as `pn532_uart:/dev/serial0` or `acr122_usb`.
+  case connstring(String)
+
+  /// The value as written in the config file.
+  public var description: String {
+    switch self {
+    case .auto: return "auto"
+    case .simulated: return "simulated"
+    case .connstring(let text): return text
+    }
+  }
+}
+
+/// `[audio]` settings.
+public struct AudioSettings: Hashable, Sendable {
+  /// `device`: the ALSA PCM name (`default`, `plughw:CARD=Headphones`, `pulse`, ...).
+  public var device: String
+  /// `sound`: an absolute path to a sound file, or nil for the built-in tone.
+  public var sound: String?
+  /// `start_volume`: the volume the ring starts at, in percent (0...100).
+  public var startVolumePercent: Int
+  /// `ramp`: the time from the start volume to full volume.
+  public var ramp: Duration
+
+  /// The range `start_volume` accepts, in percent.
+  public static let startVolumeRange: ClosedRange<Int> = 0...100
+  /// The range `ramp` accepts.
+  public static let rampRange: ClosedRange<Duration> = .zero...(.seconds(30 * 60))
+
+  /// Audio settings; defaults: ALSA `default`, built-in tone, 30 %, 60 s ramp.
+  public init(
+    device: String = "default", sound: String? = nil, startVolumePercent: Int = 30,
+    ramp: Duration = .seconds(60)
+  ) {
+    self.device = device
+    self.sound = sound
+    self.startVolumePercent = startVolumePercent
+    self.ramp = ramp
+  }
+}
+
+/// Which GPIO line a `line = ` value names.
+public enum GPIOLine: Hashable, Sendable, CustomStringConvertible {
+  /// The line's offset on its chip (`18`).
+  case offset(UInt32)
+  /// The line's name as the chip's driver labels it (`GPIO18`).
+  case name(String)
+
+  /// The value as written in the config file.
+  public var description: String {
+    switch self {
+    case .offset(let offset): return String(offset)
+    case .name(let name): return name
+    }
+  }
+}
+
+/// One GPIO line: `chip`, `line` and `active_low` of `[buzzer]`, `[button]` or `[led]`.
+public struct GPIOLineSettings: Hashable, Sendable {
+  /// `chip`: the GPIO chip (`gpiochip0`, or a path like `/dev/gpiochip0`).
+  public var chip: String
+  /// `line`: the line's offset or name.
+  public var line: GPIOLine
+  /// `active_low`: whether the line is on when it reads or drives low.
+  public var activeLow: Bool
+
+  /// A line; the chip defaults to `gpiochip0`.
+  public init(chip: String = "gpiochip0", line: GPIOLine, activeLow: Bool) {
+    self.chip = chip
+    self.line = line
+    self.activeLow = activeLow
+  }
+
+  /// What `[button]` with no keys means: `gpiochip0` line 17, active low (a button to ground
+  /// with the pull-up that Raspberry Pi boards enable on that line).
+  public static let defaultButton = GPIOLineSettings(line: .offset(17), activeLow: true)
+  /// What `[led]` with no keys means: `gpiochip0` line 27, active high.
+  public static let defaultLED = GPIOLineSettings(line: .offset(27), activeLow: false)
+}
+
+/// `[buzzer]` settings: the line and the on/off beat it is driven with.
+public struct BuzzerSettings: Hashable, Sendable {
+  /// The output line.
+  public var output: GPIOLineSettings
+  /// `on`: how long each beep lasts.
+  public var on: Duration
+  /// `off`: the pause between beeps.
+  public var off: Duration
+
+  /// The range `on` and `off` accept.
+  public static let beatRange: ClosedRange<Duration> = .milliseconds(10)...(.seconds(10))
+
+  /// Buzzer settings; defaults: `gpiochip0` line 18, active high, 500 ms on, 500 ms off.
+  public init(
+    output: GPIOLineSettings = GPIOLineSettings(line: .offset(18), activeLow: false),
+    on: Duration = .milliseconds(500), off: Duration = .milliseconds(500)
+  ) {
+    self.output = output
+    self.on = on
+    self.off = off
+  }
+}
+
+/// `[enforcement]` settings: the wake guard's timings (PRODUCT §2).
+public struct EnforcementSettings: Hashable, Sendable {
+  /// `retry_delay`: how long after a bypass the alarm rings again.
+  public var retryDelay: Duration
+  /// `ring_timeout`: a ring nobody touches is silenced after this and counted as a bypass.
+  public var ringTimeout: Duration
+  /// `missed_grace`: how late an alarm may still ring after downtime.
+  public var missedGrace: Duration
+
+  /// The range `retry_delay` accepts (PRODUCT §6).
+  public static let retryDelayRange: ClosedRange<Duration> = .seconds(5)...(.seconds(30 * 60))
+  /// The range `ring_timeout` accepts.
+  public static let ringTimeoutRange: ClosedRange<Duration> = .seconds(60)...(.seconds(2 * 3600))
+  /// The range `missed_grace` accepts.
+  public static let missedGraceRange: ClosedRange<Duration> = .zero...(.seconds(12 * 3600))
+
+  /// Enforcement settings; defaults: 60 s retry delay, 10 min ring timeout, 30 min grace.
+  public init(
+    retryDelay: Duration = .seconds(60), ringTimeout: Duration = .seconds(10 * 60),
+    missedGrace: Duration = .seconds(30 * 60)
+  ) {
+    self.retryDelay = retryDelay
+    self.ringTimeout = ringTimeout
+    self.missedGrace = missedGrace
+  }
+}

@@ -1,0 +1,46 @@
+import Glibc
+
+/// A failed system call on a file: which call, on which path, and the `errno` it set.
+///
+/// `could not rename /var/lib/puckalarm/.alarms.json.tmp-… to /var/lib/puckalarm/alarms.json:
+/// No space left on device (errno 28)`.
+public struct FileSystemError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// What was being done, as a verb phrase (`open`, `rename … to …`).
+  public var operation: String
+  /// The path it was done on.
+  public var path: String
+  /// The `errno` value.
+  public var code: Int32
+
+  /// A failure of `operation` on `path` with `errno` `code`.
+  public init(operation: String, path: String, code: Int32) {
+    self.operation = operation
+    self.path = path
+    self.code = code
+  }
+
+  /// The C library's text for `code` (`No such file or directory`).
+  public var systemMessage: String {
+    String(cString: strerror(code))
+  }
+
+  /// `could not open /var/lib/puckalarm/alarms.json: Permission denied (errno 13)`.
+  public var description: String {
+    "could not \(operation) \(path): \(systemMessage) (errno \(code))"
+  }
+}
+
+/// Runs a system call that returns -1 and sets `errno` on failure, retrying `EINTR` (a signal
+/// arriving mid-call is not a failure), as swift-system's and swift-nio's wrappers do.
+@discardableResult
+func systemCall<Result: BinaryInteger>(
+  _ operation: @autoclosure () -> String, path: String, _ call: () -> Result
+) throws(FileSystemError) -> Result {
+  while true {
+    let result = call()
+    if result != -1 { return result }
+    let code = errno
+    if code == EINTR { continue }
+    throw FileSystemError(operation: operation(), path: path, code: code)
+  }
+}

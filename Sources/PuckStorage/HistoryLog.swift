@@ -1,0 +1,141 @@
+import Glibc
+import PuckCore
+
+/// The append-only history (`history.jsonl`): one entry per line, each line
+/// `{"payload": …, "schemaVersion": N}` (JSON Lines).
+///
+/// Appends never rewrite earlier lines, so a power loss can at worst cut the last line short;
+/// reading tolerates that. A line in the middle that does not decode is skipped and reported,
+/// and the whole file is copied aside as `history.jsonl.corrupt-TIMESTAMP` the first time that
+/// line is seen; the file itself is never rewritten.
+public struct HistoryLog<Entry: VersionedPayload>: Sendable {
+  /// The default file name in the state directory.
+  public static var defaultName: String { "history.jsonl" }
+  /// The directory holding the file.
+  public let directory: StateDirectory
+  /// The file's name in that directory.
+  public let name: String
+
+  /// The history file `name` in `directory`.
+  public init(directory: StateDirectory, name: String = HistoryLog.defaultName) {
+    self.directory = directory
+    self.name = name
+  }
+
+  /// The full path of the file.
+  public var path: String { directory.filePath(name) }
+
+  /// Appends one entry durably: a single `write` to a file opened `O_APPEND`, then `fsync`.
+  /// If the file's last line was cut short, a newline is written first so the new entry
+  /// starts on a line of its own.
+  public func append(_ entry: Entry) throws(StorageError) {
+    var line: [UInt8]
+    do {
+      line = try DocumentCodec.encode(entry) + [UInt8(ascii: "\n")]
+    } catch {
+      throw .unencodable(file: name, error)
+    }
+    let path = self.path
+    do throws(FileSystemError) {
+      let descriptor = try systemCall("open", path: path) {
+        // Read-write only to look at the last byte; every write goes to the end (O_APPEND).
+        open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, StateDirectory.fileMode)
+      }
+      defer { close(descriptor) }
+      var info = stat()
+      try systemCall("check", path: path) { fstat(descriptor, &info) }
+      if info.st_size > 0 {
+        var last: UInt8 = 0
+        try systemCall("read", path: path) { pread(descriptor, &last, 1, info.st_size - 1) }
+        if last != UInt8(ascii: "\n") { line.insert(UInt8(ascii: "\n"), at: 0) }
+      }
+      try DurableFile.writeAll(line, to: descriptor, path: path)
+      try systemCall("fsync", path: path) { fsync(descriptor) }
+      // A new file's directory entry must be made durable too.
+      if info.st_size == 0 { try DurableFile.syncDirectory(of: path) }
+    } catch {
+      throw .fileSystem(error)
+    }
+  }
+
+  /// The last `limit` readable entries (all of them when nil), oldest first and newest last,
+  /// with any problems found while reading.
+  public func read(limit: Int? = nil) throws(StorageError) -> StateLoad<[Entry]> {
+    do throws(FileSystemError) {
+      guard let bytes = try DurableFile.read(path) else { return StateLoad(value: []) }
+      return try decode(bytes, limit: limit)
+    } catch {
+      throw .fileSystem(error)
+    }
+  }
+
+  private func decode(_ bytes: [UInt8], limit: Int?) throws(FileSystemError) -> StateLoad<[Entry]> {
+    var entries: [Entry] = []
+    var badLines: [Int] = []
+    var firstFailure: DocumentError?
+    var badEnd = 0  // byte offset just past the last bad complete line
+    var tornLine: (number: Int, failure: DocumentError)?
+    var lineStart = 0
+    var lineNumber = 0
+    while lineStart < bytes.count {
+      lineNumber += 1
+      let newline = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n"))
+      let lineEnd = newline ?? bytes.count
+      let line = Array(bytes[lineStart..<lineEnd])
+      lineStart = lineEnd + 1
+      // Blank lines carry nothing; the newline that repairs a torn line can leave one.
+      if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+      do {
+        entries.append(try DocumentCodec.decode(Entry.self, from: line))
+      } catch {
+        if newline == nil {
+          tornLine = (lineNumber, error)
+        } else {
+          badLines.append(lineNumber)
+          firstFailure = firstFailure ?? error
+          badEnd = lineEnd + 1
+        }
+      }
+    }
+    var problems: [StateProblem] = []
+    if let firstFailure {
+      problems.append(try reportBadLines(badLines, failure: firstFailure, file: bytes, badEnd: badEnd))
+    }
+    if let tornLine {
+      problems.append(
+        StateProblem(
+          file: name,
+          reason: "the last line (\(tornLine.number)) was cut short, as a power loss during a write "
+            + "leaves it; that entry is skipped",
+          keptAs: nil, fallback: .readableParts, detectedAt: directory.now()))
+    }
+    if let limit { entries = Array(entries.suffix(max(0, limit))) }
+    return StateLoad(value: entries, problems: problems)
+  }
+
+  /// A problem for the bad lines, copying `file` aside unless an earlier copy already holds
+  /// every bad line (history only grows, so a copy that starts with the file's first `badEnd`
+  /// bytes covers them).
+  private func reportBadLines(_ lines: [Int], failure: DocumentError, file: [UInt8], badEnd: Int)
+    throws(FileSystemError) -> StateProblem
+  {
+    let prefix = file[..<badEnd]
+    let listed = lines.prefix(5).map(String.init).joined(separator: ", ") + (lines.count > 5 ? ", …" : "")
+    let reason =
+      "\(lines.count == 1 ? "line" : "lines") \(listed) could not be read (\(failure)); "
+      + "\(lines.count == 1 ? "it is" : "they are") skipped"
+    for existing in try DurableFile.listDirectory(directory.path).sorted()
+    where existing.hasPrefix("\(name).corrupt-") {
+      if let copy = try DurableFile.read(directory.filePath(existing)), copy.starts(with: prefix) {
+        return StateProblem(
+          file: name, reason: reason, keptAs: existing, fallback: .readableParts, detectedAt: directory.now())
+      }
+    }
+    let detectedAt = directory.now()
+    let keptAs = try directory.keepAside(file, of: name, at: detectedAt)
+    let problem = StateProblem(
+      file: name, reason: reason, keptAs: keptAs, fallback: .readableParts, detectedAt: detectedAt)
+    try directory.record([problem])
+    return problem
+  }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Glibc
+import PuckCore
+import PuckStorage
+import Testing
+
+@Suite struct HistoryLogTests {
+  let scratch: ScratchDirectory
+  let history: HistoryLog<Event>
+
+  init() throws {
+    scratch = try ScratchDirectory()
+    history = HistoryLog(directory: try StateDirectory(path: scratch.path + "/state", clock: { testInstant }))
+  }
+
+  func corruptCopies() throws -> [String] {
+    try names(in: history.directory.path).filter { $0.hasPrefix("history.jsonl.corrupt-") }
+  }
+
+  func append(raw text: String) throws {
+    let handle = try #require(FileHandle(forWritingAtPath: history.path))
+    handle.seekToEndOfFile()
+    handle.write(Data(text.utf8))
+    handle.closeFile()
+  }
+
+  @Test func appendAndReadNewestLast() throws {
+    defer { scratch.remove() }
+    #expect(try history.read().value == [])
+    for what in ["one", "two", "three"] { try history.append(Event(what: what)) }
+    #expect(try history.read().value == [Event(what: "one"), Event(what: "two"), Event(what: "three")])
+    #expect(try history.read(limit: 2).value == [Event(what: "two"), Event(what: "three")])
+    #expect(try history.read(limit: 0).value == [])
+    let text = String(decoding: bytes(atPath: history.path) ?? [], as: UTF8.self)
+    #expect(text.split(separator: "\n").first == #"{"payload":{"what":"one"},"schemaVersion":1}"#)
+    #expect(text.hasSuffix("\n"))
+    #expect(mode(ofPath: history.path) == 0o600)
+  }
+
+  @Test func tornLastLineIsToleratedAndReported() throws {
+    defer { scratch.remove() }
+    try history.append(Event(what: "one"))
+    try history.append(Event(what: "two"))
+    try append(raw: #"{"payload":{"what":"thr"#)
+    let before = bytes(atPath: history.path)
+    let read = try history.read()
+    #expect(read.value == [Event(what: "one"), Event(what: "two")])
+    #expect(read.problems.count == 1)
+    #expect(read.problems.first?.reason.contains("last line (3) was cut short") == true)
+    #expect(read.problems.first?.keptAs == nil)
+    #expect(try corruptCopies().isEmpty)
+    #expect(bytes(atPath: history.path) == before)
+
+    // The next append starts on a fresh line, so it is readable.
+    try history.append(Event(what: "four"))
+    #expect(try history.read().value == [Event(what: "one"), Event(what: "two"), Event(what: "four")])
+  }
+
+  @Test func corruptLineIsSkippedAndTheFileCopiedAsideOnce() throws {
+    defer { scratch.remove() }
+    try history.append(Event(what: "one"))
+    try append(raw: "garbage\n")
+    try history.append(Event(what: "three"))
+    let before = try #require(bytes(atPath: history.path))
+
+    let first = try history.read()
+    #expect(first.value == [Event(what: "one"), Event(what: "three")])
+    #expect(first.problems.first?.keptAs == "history.jsonl.corrupt-20261202T112233Z")
+    #expect(first.problems.first?.reason.hasPrefix("line 2 could not be read") == true)
+    #expect(bytes(atPath: history.directory.filePath("history.jsonl.corrupt-20261202T112233Z")) == before)
+    #expect(bytes(atPath: history.path) == before)
+    #expect(try history.directory.problems().count == 1)
+
+    // Reading again, and after more appends, refers to the same copy.
+    try history.append(Event(what: "four"))
+    let second = try history.read()
+    #expect(second.value?.count == 3)
+    #expect(second.problems.first?.keptAs == "history.jsonl.corrupt-20261202T112233Z")
+    #expect(try corruptCopies() == ["history.jsonl.corrupt-20261202T112233Z"])
+    #expect(try history.directory.problems().count == 1)
+
+    // A new bad line the copy does not hold is copied again, without touching the first copy.
+    try append(raw: "more garbage\n")
+    let third = try history.read()
+    #expect(third.problems.first?.keptAs == "history.jsonl.corrupt-20261202T112233Z-2")
+    #expect(third.problems.first?.reason.hasPrefix("lines 2, 5 could not be read") == true)
+    #expect(bytes(atPath: history.directory.filePath("history.jsonl.corrupt-20261202T112233Z")) == before)
+    #expect(try corruptCopies().count == 2)
+  }
+
+  @Test func newerEntryVersionIsSkippedNotFatal() throws {
+    defer { scratch.remove() }
+    try history.append(Event(what: "one"))
+    try append(raw: #"{"schemaVersion":9,"payload":{"what":"future"}}"# + "\n")
+    let read = try history.read()
+    #expect(read.value == [Event(what: "one")])
+    #expect(read.problems.first?.reason.contains("format version 9") == true)
+  }
+}

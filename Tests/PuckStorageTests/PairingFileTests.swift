@@ -1,0 +1,120 @@
+import Foundation
+import Glibc
+import PuckCore
+import PuckStorage
+import Testing
+
+@Suite struct PairingFileTests {
+  let scratch: ScratchDirectory
+  let pairing: PairingFile
+  let tag: PairedTag
+
+  init() throws {
+    scratch = try ScratchDirectory()
+    pairing = PairingFile(
+      directory: try StateDirectory(path: scratch.path + "/state", clock: { testInstant }))
+    tag = PairedTag(uid: try TagUID(parsing: "04:A2:3B:11:22:33:44"), pairedAt: testInstant)
+  }
+
+  func expectRefused(_ expected: PairingFileRefusal, unchanged before: [UInt8], mode: mode_t) {
+    do {
+      _ = try pairing.load()
+      Issue.record("the pairing file was accepted")
+    } catch {
+      #expect(error == .pairingFileRefused(path: pairing.path, expected))
+    }
+    #expect(bytes(atPath: pairing.path) == before)
+    #expect(PuckStorageTests.mode(ofPath: pairing.path) == mode)
+    #expect((try? names(in: pairing.directory.path)) == ["pairing.json"])
+  }
+
+  @Test func roundTripWritesOwnerOnlyFile() throws {
+    defer { scratch.remove() }
+    #expect(try pairing.load().value == nil)
+    try pairing.save(tag)
+    #expect(mode(ofPath: pairing.path) == 0o600)
+    #expect(try pairing.load().value == tag)
+    let text = String(decoding: bytes(atPath: pairing.path) ?? [], as: UTF8.self)
+    #expect(text.contains("\"uid\" : \"04:A2:3B:11:22:33:44\""))
+    #expect(try names(in: pairing.directory.path) == ["pairing.json"])
+  }
+
+  @Test func groupOrWorldReadableFileIsRefusedAndLeftAlone() throws {
+    defer { scratch.remove() }
+    try pairing.save(tag)
+    chmod(pairing.path, 0o644)
+    let before = try #require(bytes(atPath: pairing.path))
+    expectRefused(.accessibleToOthers(path: pairing.path, mode: 0o100644), unchanged: before, mode: 0o644)
+    chmod(pairing.path, 0o640)
+    expectRefused(.accessibleToOthers(path: pairing.path, mode: 0o100640), unchanged: before, mode: 0o640)
+    let message = StorageError.pairingFileRefused(
+      path: pairing.path, .accessibleToOthers(path: pairing.path, mode: 0o100644)
+    ).description
+    #expect(
+      message
+        == "refusing the pairing file \(pairing.path): its mode 0644 lets other users read or change it; "
+        + "it must be 0600 (fix: sudo chmod 600 \(pairing.path))")
+  }
+
+  @Test(.enabled(if: geteuid() == 0, "chown to another user needs root; run the tests as root to cover it"))
+  func fileOwnedByAnotherUserIsRefused() throws {
+    defer { scratch.remove() }
+    try pairing.save(tag)
+    #expect(chown(pairing.path, 65534, 65534) == 0)
+    let before = try #require(bytes(atPath: pairing.path))
+    expectRefused(
+      .wrongOwner(path: pairing.path, owner: 65534, expected: geteuid()), unchanged: before, mode: 0o600)
+  }
+
+  @Test func fileOwnedByAnotherUserIsRefusedWhateverTheTestUser() throws {
+    // Same check from the other side, runnable without root: expect an owner the file lacks.
+    defer { scratch.remove() }
+    try pairing.save(tag)
+    let strict = PairingFile(directory: pairing.directory, expectedOwner: geteuid() &+ 1)
+    do {
+      _ = try strict.load()
+      Issue.record("the pairing file was accepted")
+    } catch {
+      #expect(
+        error
+          == .pairingFileRefused(
+            path: pairing.path, .wrongOwner(path: pairing.path, owner: geteuid(), expected: geteuid() &+ 1)))
+    }
+  }
+
+  @Test func symbolicLinkIsRefused() throws {
+    defer { scratch.remove() }
+    try write(Array("{}".utf8), toPath: scratch.path + "/elsewhere.json")
+    symlink(scratch.path + "/elsewhere.json", pairing.path)
+    do {
+      _ = try pairing.load()
+      Issue.record("a symbolic link was followed")
+    } catch {
+      #expect(error == .pairingFileRefused(path: pairing.path, .notARegularFile(path: pairing.path)))
+    }
+  }
+
+  @Test func corruptPairingMeansNotPairedAndNoOlderTagComesBack() throws {
+    defer { scratch.remove() }
+    let older = PairedTag(uid: try TagUID(parsing: "04:00:00:00:00:00:01"), pairedAt: Instant(unixSeconds: 0))
+    try pairing.save(older)
+    try pairing.save(tag)
+    #expect(try names(in: pairing.directory.path) == ["pairing.json"])
+    let truncated = Array((bytes(atPath: pairing.path) ?? []).prefix(20))
+    try write(truncated, toPath: pairing.path)
+    chmod(pairing.path, 0o600)
+    let loaded = try pairing.load()
+    #expect(loaded.value == nil)
+    #expect(loaded.problems.first?.fallback == .empty)
+    #expect(bytes(atPath: pairing.directory.filePath("pairing.json.corrupt-20261202T112233Z")) == truncated)
+  }
+
+  @Test func unpairRemovesTheFile() throws {
+    defer { scratch.remove() }
+    try pairing.save(tag)
+    try pairing.remove()
+    #expect(!FileManager.default.fileExists(atPath: pairing.path))
+    #expect(try pairing.load().value == nil)
+    try pairing.remove()
+  }
+}

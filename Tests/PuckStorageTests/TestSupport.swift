@@ -1,0 +1,54 @@
+import Foundation
+import Glibc
+import PuckCore
+import PuckStorage
+
+/// A fresh directory under the system's temporary directory, removed by `remove()`.
+struct ScratchDirectory {
+  let path: String
+
+  init() throws {
+    path =
+      FileManager.default.temporaryDirectory
+      .appendingPathComponent("puck-storage-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  }
+
+  func remove() {
+    try? FileManager.default.removeItem(atPath: path)
+  }
+}
+
+/// A stand-in for the alarms document, whose real type comes later.
+struct Book: VersionedPayload, Equatable {
+  static let schemaVersion = 1
+  var alarms: [String]
+}
+
+/// A stand-in for history entries.
+struct Event: VersionedPayload, Equatable {
+  static let schemaVersion = 1
+  var what: String
+}
+
+/// 2026-12-02T11:22:33Z, the fixed time of every test.
+let testInstant = Instant(
+  utcDate: LocalDate(year: 2026, month: 12, day: 2), secondsOfDay: 11 * 3600 + 22 * 60 + 33)
+
+func bytes(atPath path: String) -> [UInt8]? {
+  FileManager.default.contents(atPath: path).map { Array($0) }
+}
+
+func write(_ bytes: [UInt8], toPath path: String) throws {
+  try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+func names(in path: String) throws -> [String] {
+  try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+}
+
+func mode(ofPath path: String) -> mode_t {
+  var info = stat()
+  guard stat(path, &info) == 0 else { return 0 }
+  return info.st_mode & 0o7777
+}
