@@ -55,6 +55,7 @@ public final class Daemon {
   var pairing: PairingSession?
   var rehearsal: Rehearsal?
   var exitCode: Int32 = 0
+  var lastStatusLine = ""
 
   /// Sets up everything that can fail before the loop runs; errors here are fatal to start-up
   /// (no state directory, no socket) and the caller exits non-zero so systemd restarts it.
@@ -212,10 +213,10 @@ public final class Daemon {
 
   private func loadState() {
     do {
-      let alarms = try state.load(AlarmBook.self)
+      let alarms = try state.load(AlarmBook.fileName, as: AlarmBook.self)
       book = alarms.value ?? AlarmBook()
       logProblems(alarms.problems)
-      let guards = try state.load(EnforcementRecord.self)
+      let guards = try state.load(EnforcementRecord.fileName, as: EnforcementRecord.self)
       record = guards.value ?? EnforcementRecord()
       logProblems(guards.problems)
     } catch {

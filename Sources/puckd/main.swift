@@ -1,11 +1,70 @@
 import Foundation
+import Glibc
 import PuckCore
+import PuckDaemon
 
-// The daemon lands with the next issue; for now `puckd --version` proves the build.
-let arguments = CommandLine.arguments.dropFirst()
-if arguments.first == "--version" {
-  print("puckd \(ProductVersion.current)")
-  exit(0)
+/// `puckd`: the PuckAlarm daemon, in the foreground (systemd runs it as Type=notify).
+enum PuckD {
+  static let usage = """
+    usage: puckd [--config PATH] [--state-dir DIR] [--socket PATH] [--simulate] [--version]
+
+    Runs the PuckAlarm daemon in the foreground: schedules alarms, rings, and keeps every
+    wake-up open until the paired tag is scanned. Logs go to stderr with <N> syslog prefixes.
+
+      --config PATH    config file (default /etc/puckalarm/puckd.conf as root,
+                       $XDG_CONFIG_HOME/puckalarm/puckd.conf otherwise); missing = defaults
+      --state-dir DIR  alarms, wake-ups, history, pairing (default /var/lib/puckalarm as root,
+                       $XDG_STATE_HOME/puckalarm otherwise)
+      --socket PATH    control socket (default /run/puckalarm/puckd.sock as root,
+                       $XDG_RUNTIME_DIR/puckalarm/puckd.sock otherwise)
+      --simulate       no reader: scans come from 'puckctl scan UID'. The dock is NOT protected.
+      --version        print the version and exit
+
+    Signals: SIGTERM/SIGINT stop cleanly (open wake-ups stay open on disk), SIGHUP reloads the config.
+    """
+
+  static func main() -> Int32 {
+    let environment = ProcessInfo.processInfo.environment
+    var options = DaemonOptions.defaults(environment: environment)
+    var arguments = Array(CommandLine.arguments.dropFirst()).makeIterator()
+    while let argument = arguments.next() {
+      func value() -> String? {
+        if let equals = argument.firstIndex(of: "=") { return String(argument[argument.index(after: equals)...]) }
+        return arguments.next()
+      }
+      let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+      switch name {
+      case "--version":
+        print("puckd \(ProductVersion.current)")
+        return 0
+      case "--help", "-h":
+        print(usage)
+        return 0
+      case "--simulate":
+        options.simulate = true
+      case "--config", "--state-dir", "--socket":
+        guard let path = value(), !path.isEmpty else {
+          Log.error("puckd: \(name) needs a path")
+          return 64
+        }
+        switch name {
+        case "--config": options.configPath = path
+        case "--state-dir": options.stateDirectory = path
+        default: options.socketPath = path
+        }
+      default:
+        Log.error("puckd: unknown argument '\(argument)' (see puckd --help)")
+        return 64
+      }
+    }
+    do {
+      let daemon = try Daemon(options: options, environment: environment)
+      return try daemon.run()
+    } catch {
+      Log.error("puckd cannot start: \(error)")
+      return 1
+    }
+  }
 }
-FileHandle.standardError.write(Data("<3>puckd: the daemon is not built yet; only --version works\n".utf8))
-exit(64)
+
+exit(PuckD.main())
