@@ -1,5 +1,5 @@
 import Glibc
-
+import Synchronization
 
 @testable import PuckDevices
 
@@ -78,4 +78,19 @@ func eventually(within timeout: Duration = .seconds(5), _ condition: () -> Bool)
     usleep(1000)
   }
   return condition()
+}
+
+/// Collects a ringer's events from its playback thread.
+final class EventLog: Sendable {
+  private let events = Mutex<[AudioEvent]>([])
+
+  var all: [AudioEvent] { events.withLock { $0 } }
+
+  var faults: [AudioFault] {
+    all.compactMap { if case .fault(let fault) = $0 { fault } else { nil } }
+  }
+
+  func record(_ event: AudioEvent) { events.withLock { $0.append(event) } }
+
+  func contains(_ event: AudioEvent) -> Bool { all.contains(event) }
 }
