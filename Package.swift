@@ -40,6 +40,7 @@ let package = Package(
 
     .testTarget(name: "PuckCoreTests", dependencies: ["PuckCore"]),
     .testTarget(name: "PuckStorageTests", dependencies: ["PuckStorage", "PuckCore"]),
+    .testTarget(name: "PuckDevicesTests", dependencies: ["PuckDevices", "PuckCore"]),
     .testTarget(name: "EndToEndTests", dependencies: ["PuckCore"]),
   ],
   swiftLanguageModes: [.v6]

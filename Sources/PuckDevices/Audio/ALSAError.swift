@@ -1,0 +1,36 @@
+import CALSA
+import Glibc
+
+/// A failed alsa-lib call: the negative code it returned, the C function's name, the
+/// `snd_strerror` text, and the first diagnostic alsa-lib printed during the call, if any.
+public struct ALSAError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The negative error code the call returned (`-errno` for system errors).
+  public let code: Int32
+  /// The alsa-lib function that failed, e.g. `snd_pcm_open`.
+  public let function: String
+  /// `snd_strerror(code)`, e.g. "No such file or directory".
+  public let message: String
+  /// alsa-lib's own diagnostic for the call, e.g. "cannot find card '0'" (nil when it printed none).
+  public let detail: String?
+
+  /// Wraps a negative return code of `function`, looking up its text with `snd_strerror`.
+  public init(code: Int32, function: String, detail: String? = nil) {
+    self.code = code
+    self.function = function
+    self.message = String(cString: snd_strerror(code))
+    self.detail = detail
+  }
+
+  /// One line for the log and for status.
+  public var description: String {
+    let base = "\(function): \(message) (\(code))"
+    guard let detail, !detail.isEmpty else { return base }
+    return "\(base): \(detail)"
+  }
+
+  /// The device underran, was suspended or the call was interrupted: `snd_pcm_recover` can
+  /// bring the stream back without closing it.
+  var isRecoverable: Bool {
+    code == -EPIPE || code == -ESTRPIPE || code == -EINTR
+  }
+}

@@ -1,0 +1,166 @@
+import Synchronization
+
+/// The dock's speaker on an ALSA PCM: each ring plays on its own dedicated thread, loops the
+/// sound with a software volume ramp, and is dropped (not drained) the moment `stop()` is
+/// called. A device that cannot be opened, or fails mid-ring (unplugged USB card, a sound
+/// server going away), is closed, reported through `health` and `onEvent`, and reopened with
+/// `RetryBackoff` while the ring is wanted; `stop()` cancels the retries.
+///
+/// Synchronisation: `Sendable` without `@unchecked`. The mutable state (the current ring and
+/// the health) is behind a `Mutex`; each ring's thread owns its PCM and talks to the caller only
+/// through its `PlaybackSession` (an atomic stop flag and pipes) and the `@Sendable` event
+/// callback, which it calls on the playback thread.
+///
+/// Checking by hand (not part of the test suite):
+/// - Real device: `aplay -l` lists cards; set `[audio] device = plughw:CARD=Headphones` (or
+///   `default`) and run `puckctl test`, or `speaker-test -D DEVICE -c 2 -t sine` to check the
+///   device alone.
+/// - Without a sound card, through PulseAudio's null sink: `apt-get install pulseaudio
+///   libasound2-plugins`, `pulseaudio --start --exit-idle-time=-1`, `pactl load-module
+///   module-null-sink sink_name=puck`, `pactl set-default-sink puck`, play on the ALSA device
+///   `pulse`, and record what reached the sink with `parec -d puck.monitor --format=s16le
+///   --rate=48000 --channels=1 > out.raw`. The sink consumes at real time, so bytes recorded per
+///   second show the pace (96 000 for 48 kHz mono).
+public final class ALSARinger: AudioOutput {
+  /// How a ringer plays.
+  public struct Options: Sendable {
+    /// The device buffer, passed to `snd_pcm_set_params`: longer survives scheduling hiccups,
+    /// shorter stops sooner on devices that cannot drop. 150 ms by default.
+    public var latency: Duration = .milliseconds(150)
+    /// Delays between attempts to reopen a failed device.
+    public var retry: RetryBackoff = .standard
+    /// Play at most this long, then drain and end with `.finished` (rehearsals, tests);
+    /// nil rings until stopped.
+    public var playLimit: Duration?
+    /// Test hook: hold writes to wall-clock pace for devices that are not paced (`null`).
+    var paceToWallClock = false
+
+    /// The defaults: 150 ms latency, standard backoff, no play limit.
+    public init() {}
+  }
+
+  /// The PCM this ringer plays on.
+  public let device: ALSADevice
+  /// How it plays.
+  public let options: Options
+
+  private let onEvent: @Sendable (AudioEvent) -> Void
+  private let state = Mutex(State())
+
+  private struct State {
+    /// The ring that is wanted now, nil when stopped or finished.
+    var current: PlaybackSession?
+    /// The latest ring started, wanted or not, until its thread is gone.
+    var latest: PlaybackSession?
+    var health: AudioHealth = .idle
+  }
+
+  /// A ringer for `device`. `onEvent` is called on the playback thread for every `AudioEvent`;
+  /// it must return quickly (hand the event to the daemon's loop).
+  public init(
+    device: ALSADevice, options: Options = Options(),
+    onEvent: @escaping @Sendable (AudioEvent) -> Void = { _ in }
+  ) {
+    self.device = device
+    self.options = options
+    self.onEvent = onEvent
+  }
+
+  deinit {
+    state.withLock { $0.current }?.requestStop()
+  }
+
+  /// What the ringer is doing now.
+  public var health: AudioHealth { state.withLock { $0.health } }
+
+  /// Starts a ring on a new playback thread and returns at once; does nothing if a ring is
+  /// already wanted (the volume never jumps back down). `startVolume` is clamped to 0...1.
+  public func start(sound: PCMSound, startVolume: Double, ramp: Duration) {
+    guard state.withLock({ $0.current == nil }) else { return }
+    let session: PlaybackSession
+    do {
+      session = try PlaybackSession()
+    } catch {
+      fail(AudioFault(device: device.name, error: error, attempt: 1, retryIn: .zero))
+      return
+    }
+    let previous = state.withLock { state -> PlaybackSession?? in
+      guard state.current == nil else { return nil }
+      defer {
+        state.current = session
+        state.latest = session
+        state.health = .starting
+      }
+      return .some(state.latest)
+    }
+    guard let previous else { return }
+    let playback = RingPlayback(
+      session: session, device: device, sound: sound,
+      ramp: VolumeRamp(startVolume: startVolume, frames: sound.frames(in: ramp)),
+      options: options,
+      report: { [weak self, onEvent] event in
+        self?.record(event, from: session)
+        onEvent(event)
+      })
+    let result = PlaybackThread.start { playback.run(after: previous) }
+    if result != 0 {
+      state.withLock { state in
+        if state.current === session { state.current = nil }
+      }
+      session.markExited()
+      fail(
+        AudioFault(
+          device: device.name, error: ALSAError(code: -result, function: "pthread_create"), attempt: 1,
+          retryIn: .zero))
+    }
+  }
+
+  /// Asks the ring's thread to drop the device now (`snd_pcm_drop`, buffered audio discarded)
+  /// and to cancel any retry, and returns without waiting; `health` is `.idle` at once and
+  /// `.stopped` follows from the thread. Use `waitUntilStopped` to know the device is closed.
+  public func stop() {
+    let session = state.withLock { state -> PlaybackSession? in
+      defer {
+        state.current = nil
+        state.health = .idle
+      }
+      return state.current
+    }
+    session?.requestStop()
+  }
+
+  /// Waits until the latest ring's thread has closed the device and exited, or `timeout`
+  /// passed; true when no ring thread is left (for shutdown: SIGTERM must leave the PCM dropped).
+  public func waitUntilStopped(timeout: Duration) -> Bool {
+    guard let latest = state.withLock({ $0.latest }) else { return true }
+    return latest.waitUntilExited(timeout: timeout)
+  }
+
+  /// Checks ahead of an alarm that the device opens and takes this format: opens, configures
+  /// and closes it on the calling thread (`snd_pcm_open`, `snd_pcm_set_params`, `snd_pcm_close`).
+  /// Call it while idle: a hardware device cannot be opened twice.
+  public func checkDevice(channels: Int = 1, sampleRate: Int = AlarmTone.sampleRate) throws(ALSAError) {
+    let pcm = try ALSAPCM(device: device, mode: .nonblocking)
+    defer { pcm.close() }
+    try pcm.configure(channels: channels, sampleRate: sampleRate, latency: options.latency)
+  }
+
+  /// Updates `health` from an event of `session`, if that ring is still the wanted one.
+  private func record(_ event: AudioEvent, from session: PlaybackSession) {
+    state.withLock { state in
+      guard state.current === session else { return }
+      switch event {
+      case .playing(let device, _, _): state.health = .playing(device: device)
+      case .fault(let fault): state.health = .faulted(fault)
+      case .stopped, .finished:
+        state.current = nil
+        state.health = .idle
+      }
+    }
+  }
+
+  private func fail(_ fault: AudioFault) {
+    state.withLock { $0.health = .faulted(fault) }
+    onEvent(.fault(fault))
+  }
+}

@@ -1,0 +1,111 @@
+import Glibc
+import Synchronization
+
+/// The signals between one ring's caller and its playback thread: a stop request that wakes
+/// the thread from any wait, and an "exited" flag others can wait on.
+///
+/// Both are pipes that are written once and never read, so they stay readable: a stop request
+/// cannot be missed by a thread that starts waiting after it, and every later wait returns at
+/// once. The descriptors live exactly as long as this object, so no thread can write to a closed
+/// or reused descriptor; the stop flag is an atomic. (Pipes, not eventfds: Swift's Glibc
+/// module does not export `sys/eventfd.h`.)
+final class PlaybackSession: Sendable {
+  /// What ended a wait.
+  enum Wake: Equatable {
+    /// `requestStop()` was called.
+    case stopRequested
+    /// The PCM's descriptors have events.
+    case device
+    /// The timeout passed.
+    case timedOut
+  }
+
+  private let stopFlag = Atomic<Bool>(false)
+  private let wake: Pipe
+  private let exited: Pipe
+
+  /// Creates the two pipes; throws an `ALSAError` naming `pipe` when the process is out of
+  /// descriptors.
+  init() throws(ALSAError) {
+    wake = try Pipe()
+    exited = try Pipe()
+  }
+
+  /// Whether `requestStop()` was called.
+  var isStopRequested: Bool { stopFlag.load(ordering: .acquiring) }
+
+  /// Asks the playback thread to stop, waking it from any wait.
+  func requestStop() {
+    stopFlag.store(true, ordering: .releasing)
+    wake.signal()
+  }
+
+  /// Called by the playback thread as its last act.
+  func markExited() { exited.signal() }
+
+  /// Waits until the playback thread has exited or `timeout` passed; true if it exited.
+  func waitUntilExited(timeout: Duration) -> Bool {
+    var descriptors = [pollfd(fd: exited.readEnd, events: Int16(POLLIN), revents: 0)]
+    return Self.poll(&descriptors, timeout: timeout) == .device
+  }
+
+  /// Sleeps for `duration` unless a stop is requested; true if it was.
+  func sleep(for duration: Duration) -> Bool {
+    var none: [pollfd] = []
+    let deadline = ContinuousClock.now + duration
+    while true {
+      switch wait(on: &none, timeout: deadline - ContinuousClock.now) {
+      case .stopRequested: return true
+      case .timedOut: return false
+      case .device: continue
+      }
+    }
+  }
+
+  /// Waits for events on `descriptors` (a PCM's), a stop request, or `timeout`. On `.device`,
+  /// `descriptors` carry the returned events.
+  func wait(on descriptors: inout [pollfd], timeout: Duration) -> Wake {
+    if isStopRequested { return .stopRequested }
+    var all = descriptors + [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
+    let wake = Self.poll(&all, timeout: timeout)
+    if isStopRequested { return .stopRequested }
+    descriptors = Array(all.dropLast())
+    return wake
+  }
+
+  /// `poll` with a `Duration` (rounded up to milliseconds); `.device` when any descriptor has
+  /// events. An interrupted poll counts as an event, so callers re-check their state.
+  private static func poll(_ descriptors: inout [pollfd], timeout: Duration) -> Wake {
+    let (seconds, attoseconds) = timeout.components
+    let milliseconds: Int64 =
+      seconds < 0 || attoseconds < 0
+      ? 0 : min(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000, 60_000)
+    let ready = Glibc.poll(&descriptors, nfds_t(descriptors.count), Int32(milliseconds))
+    return ready == 0 ? .timedOut : .device
+  }
+
+}
+
+/// A pipe used as a one-shot flag: `signal()` makes the read end readable for good.
+private final class Pipe: Sendable {
+  let readEnd: Int32
+  private let writeEnd: Int32
+
+  init() throws(ALSAError) {
+    var ends: [Int32] = [-1, -1]
+    guard Glibc.pipe(&ends) == 0 else { throw ALSAError(code: -errno, function: "pipe") }
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    readEnd = ends[0]
+    writeEnd = ends[1]
+  }
+
+  deinit {
+    _ = close(readEnd)
+    _ = close(writeEnd)
+  }
+
+  func signal() {
+    let byte: UInt8 = 1
+    _ = withUnsafeBytes(of: byte) { write(writeEnd, $0.baseAddress, 1) }
+  }
+}

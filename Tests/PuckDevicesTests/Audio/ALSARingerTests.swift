@@ -1,0 +1,173 @@
+import Glibc
+import Testing
+
+@testable import PuckDevices
+
+/// The ringer against the real alsa-lib, writing to a `file` PCM over a `null` slave. The null
+/// slave takes audio as fast as it comes, so every ring here has a play limit or is paced.
+@Suite struct ALSARingerTests {
+  private func ringer(
+    _ device: ALSADevice, playLimit: Duration? = nil, paced: Bool = false,
+    retry: RetryBackoff = .standard, log: EventLog
+  ) -> ALSARinger {
+    var options = ALSARinger.Options()
+    options.playLimit = playLimit
+    options.paceToWallClock = paced
+    options.retry = retry
+    return ALSARinger(device: device, options: options, onEvent: log.record)
+  }
+
+  @Test func writesTheBuiltInToneScaledByTheStartVolume() throws {
+    let scratch = ScratchDirectory()
+    defer { scratch.remove() }
+    let output = scratch.file("ring.raw")
+    let log = EventLog()
+    let ringer = ringer(filePCM(writingTo: output), playLimit: .seconds(1), log: log)
+    ringer.start(sound: AlarmTone.sound, startVolume: 0.3, ramp: .seconds(60))
+    #expect(ringer.waitUntilStopped(timeout: .seconds(10)))
+
+    #expect(log.all == [.playing(device: "ring", sampleRate: 48_000, channels: 1), .finished])
+    #expect(ringer.health == .idle)
+    let written = samples(readBytes(output))
+    let tone = AlarmTone.sound.samples
+    #expect(written.count == 48_000)
+    #expect(written.contains { abs(Int($0)) > 5_000 })
+    // Over a 60 s ramp the gain is 0.3 + 0.7 * frame / 2_880_000.
+    let mismatches = written.indices.filter { frame in
+      let gain = 0.3 + 0.7 * Double(frame) / 2_880_000
+      return Int(written[frame]) != Int((Double(tone[frame]) * gain).rounded())
+    }
+    #expect(mismatches.isEmpty)
+    // So the ring opens at the start volume.
+    #expect((0..<100).allSatisfy { abs(Int(written[$0]) - Int((Double(tone[$0]) * 0.3).rounded())) <= 1 })
+  }
+
+  @Test func rampsFromTheStartVolumeToFullOverTheRampsFrames() throws {
+    let scratch = ScratchDirectory()
+    defer { scratch.remove() }
+    let output = scratch.file("ring.raw")
+    let log = EventLog()
+    let ringer = ringer(filePCM(writingTo: output), playLimit: .seconds(2), log: log)
+    // 250 ms at 48 kHz: full volume from frame 12 000 on.
+    ringer.start(sound: AlarmTone.sound, startVolume: 0.2, ramp: .milliseconds(250))
+    #expect(ringer.waitUntilStopped(timeout: .seconds(10)))
+
+    let written = samples(readBytes(output))
+    let tone = AlarmTone.sound.samples
+    #expect(written.count == 96_000)
+    // The opening of the first beep (gain 0.2 to 0.28) is quieter than the same stretch on
+    // the second loop, which plays at full volume.
+    let opening = written[0..<1_200].map { abs(Int($0)) }.max() ?? 0
+    let looped = written[tone.count..<tone.count + 1_200].map { abs(Int($0)) }.max() ?? 0
+    let tonePeak = tone[0..<1_200].map { abs(Int($0)) }.max() ?? 0
+    #expect(looped == tonePeak)
+    #expect(opening < tonePeak * 3 / 10)
+    #expect(opening > tonePeak * 15 / 100)
+    // Gain rises through the ramp: the second beep (frames 8160..<14400) straddles its end.
+    let early = written[8_160..<9_160].map { abs(Int($0)) }.max() ?? 0
+    let late = written[11_000..<12_000].map { abs(Int($0)) }.max() ?? 0
+    #expect(early < late)
+    // From the ramp's last frame on, the output is the tone itself, looped.
+    #expect((12_000..<96_000).allSatisfy { written[$0] == tone[$0 % tone.count] })
+    #expect((0..<12_000).contains { written[$0] != tone[$0] })
+  }
+
+  @Test func playsAStereoSoundAtItsOwnRate() throws {
+    let scratch = ScratchDirectory()
+    defer { scratch.remove() }
+    let output = scratch.file("ring.raw")
+    let log = EventLog()
+    let frames: [Int16] = [100, -100, 200, -200, 300, -300]
+    let sound = try #require(PCMSound(sampleRate: 22_050, channels: 2, samples: frames))
+    let ringer = ringer(filePCM(writingTo: output), playLimit: .milliseconds(10), log: log)
+    ringer.start(sound: sound, startVolume: 1, ramp: .zero)
+    #expect(ringer.waitUntilStopped(timeout: .seconds(10)))
+
+    #expect(log.all.first == .playing(device: "ring", sampleRate: 22_050, channels: 2))
+    let written = samples(readBytes(output))
+    #expect(written.count == 220 * 2)
+    #expect(Array(written.prefix(12)) == frames + frames)
+  }
+
+  @Test func stopDropsAtOnceAndTheThreadExits() throws {
+    let scratch = ScratchDirectory()
+    defer { scratch.remove() }
+    let output = scratch.file("ring.raw")
+    let log = EventLog()
+    // Paced to real time; the limit only guards the disk if stop() were broken.
+    let ringer = ringer(filePCM(writingTo: output), playLimit: .seconds(30), paced: true, log: log)
+    ringer.start(sound: AlarmTone.sound, startVolume: 1, ramp: .zero)
+    #expect(eventually { fileSize(output) > 9_600 })
+    #expect(ringer.health == .playing(device: "ring"))
+
+    let asked = ContinuousClock.now
+    ringer.stop()
+    #expect(ContinuousClock.now - asked < .milliseconds(50))
+    #expect(ringer.health == .idle)
+    #expect(ringer.waitUntilStopped(timeout: .seconds(1)))
+    #expect(ContinuousClock.now - asked < .milliseconds(500))
+    #expect(log.all.last == .stopped)
+
+    let sizeAfterStop = fileSize(output)
+    #expect(sizeAfterStop < 48_000 * 2 * 5)
+    usleep(50_000)
+    #expect(fileSize(output) == sizeAfterStop)
+  }
+
+  @Test func aMissingDeviceIsReportedAndRetriedUntilStopped() throws {
+    let log = EventLog()
+    let ringer = ringer(
+      ALSADevice(name: "nosuchdevice"),
+      retry: RetryBackoff(initial: .milliseconds(5), maximum: .milliseconds(20)), log: log)
+    ringer.start(sound: AlarmTone.sound, startVolume: 0.3, ramp: .seconds(60))
+    #expect(eventually { log.faults.count >= 4 })
+
+    let faults = log.faults
+    #expect(faults.prefix(4).map(\.attempt) == [1, 2, 3, 4])
+    #expect(
+      faults.prefix(4).map(\.retryIn) == [
+        .milliseconds(5), .milliseconds(10), .milliseconds(20), .milliseconds(20),
+      ])
+    #expect(faults.allSatisfy { $0.device == "nosuchdevice" && $0.error.function == "snd_pcm_open" })
+    guard case .faulted(let fault) = ringer.health else {
+      Issue.record("health is \(ringer.health), not faulted")
+      return
+    }
+    #expect(fault.error.code == -ENOENT)
+
+    ringer.stop()
+    #expect(ringer.waitUntilStopped(timeout: .seconds(1)))
+    #expect(ringer.health == .idle)
+    #expect(log.all.last == .stopped)
+    let attempts = log.faults.count
+    usleep(60_000)
+    #expect(log.faults.count == attempts)
+  }
+
+  @Test func aSecondStartWhileRingingKeepsTheFirstRing() throws {
+    let scratch = ScratchDirectory()
+    defer { scratch.remove() }
+    let log = EventLog()
+    let ringer = ringer(
+      filePCM(writingTo: scratch.file("ring.raw")), playLimit: .seconds(30), paced: true, log: log)
+    ringer.start(sound: AlarmTone.sound, startVolume: 1, ramp: .zero)
+    ringer.start(sound: AlarmTone.sound, startVolume: 1, ramp: .zero)
+    #expect(eventually { ringer.health == .playing(device: "ring") })
+    ringer.stop()
+    #expect(ringer.waitUntilStopped(timeout: .seconds(1)))
+    #expect(log.all.filter { if case .playing = $0 { true } else { false } }.count == 1)
+
+    // And after a stop, a new ring starts.
+    ringer.start(sound: AlarmTone.sound, startVolume: 1, ramp: .zero)
+    #expect(eventually { ringer.health == .playing(device: "ring") })
+    ringer.stop()
+    #expect(ringer.waitUntilStopped(timeout: .seconds(1)))
+  }
+
+  @Test func checkDeviceOpensAndClosesOrSaysWhy() throws {
+    let scratch = ScratchDirectory()
+    defer { scratch.remove() }
+    try ALSARinger(device: filePCM(writingTo: scratch.file("check.raw"))).checkDevice()
+    #expect(throws: ALSAError.self) { try ALSARinger(device: ALSADevice(name: "nosuchdevice")).checkDevice() }
+  }
+}
