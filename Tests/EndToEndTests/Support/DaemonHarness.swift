@@ -1,0 +1,179 @@
+import Foundation
+import Glibc
+
+/// A `puckd` child process with its own temporary state directory, config and socket, driven
+/// through the real `puckctl` binary and killed for real.
+final class DaemonHarness {
+  let directory: URL
+  let socketPath: String
+  let stateDirectory: String
+  let configPath: String
+  let logPath: String
+  let simulate: Bool
+  let audio: PulseSink?
+  private(set) var process: Process?
+
+  /// Creates the folder and config; call `start()` to run the daemon.
+  init(simulate: Bool = true, config: String = "", audio: Bool = true) throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("puckd-e2e-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    // Other users (the non-root client test) must reach the socket.
+    chmod(directory.path, 0o755)
+    socketPath = directory.appendingPathComponent("puckd.sock").path
+    stateDirectory = directory.appendingPathComponent("state").path
+    configPath = directory.appendingPathComponent("puckd.conf").path
+    logPath = directory.appendingPathComponent("puckd.log").path
+    self.simulate = simulate
+    self.audio = audio ? try PulseSink() : nil
+    var text = config
+    if audio && !text.contains("[audio]") { text += "\n[audio]\ndevice = pulse\nstart_volume = 100%\nramp = 0s\n" }
+    try text.write(toFile: configPath, atomically: true, encoding: .utf8)
+  }
+
+  deinit {
+    stop(signal: SIGKILL)
+    audio?.unload()
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// Starts `puckd` and waits until it answers on its socket.
+  func start() throws {
+    let process = Process()
+    process.executableURL = Binaries.url("puckd")
+    var arguments = ["--config", configPath, "--state-dir", stateDirectory, "--socket", socketPath]
+    if simulate { arguments.append("--simulate") }
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["LIBNFC_AUTO_SCAN"] = "false"
+    environment.removeValue(forKey: "NOTIFY_SOCKET")
+    if let audio {
+      environment["PULSE_SERVER"] = PulseServer.shared.address
+      environment["PULSE_SINK"] = audio.name
+    }
+    process.environment = environment
+    if !FileManager.default.fileExists(atPath: logPath) {
+      _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+    }
+    let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+    log.seekToEndOfFile()
+    process.standardError = log
+    process.standardOutput = log
+    try process.run()
+    self.process = process
+    try waitUntil(timeout: 10, "puckd answers on its socket") {
+      (try? self.ctl("status").status).map { $0 == 0 || $0 == 1 } ?? false
+    }
+  }
+
+  /// Sends `signal` and waits for the process to exit; returns its exit status.
+  @discardableResult
+  func stop(signal: Int32 = SIGTERM) -> Int32? {
+    guard let process, process.isRunning else { return nil }
+    kill(process.processIdentifier, signal)
+    process.waitUntilExit()
+    self.process = nil
+    return process.terminationStatus
+  }
+
+  /// Runs `puckctl --socket … ARGS`.
+  func ctl(_ arguments: String..., as user: String? = nil, stdin: String? = nil) throws -> ProcessResult {
+    try ctl(arguments, as: user, stdin: stdin)
+  }
+
+  func ctl(_ arguments: [String], as user: String? = nil, stdin: String? = nil) throws -> ProcessResult {
+    let full = ["--socket", socketPath] + arguments
+    guard user == "nobody" else { return try run("puckctl", full, stdin: stdin) }
+    return try runExternal(
+      "/usr/bin/setpriv",
+      ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.url("puckctl").path] + full)
+  }
+
+  /// `puckctl status --json`, decoded.
+  func status() throws -> [String: Any] {
+    let result = try ctl("status", "--json")
+    guard let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+      let status = object["status"] as? [String: Any]
+    else { throw HarnessError("status --json gave: \(result.stdout) \(result.stderr)") }
+    return status
+  }
+
+  /// Whether a wake-up is ringing now, from status.
+  func isRinging() throws -> Bool {
+    let guards = try status()["guards"] as? [[String: Any]] ?? []
+    return guards.contains { $0["ringing"] as? Bool == true }
+  }
+
+  /// The open guards from status.
+  func guards() throws -> [[String: Any]] {
+    try status()["guards"] as? [[String: Any]] ?? []
+  }
+
+  /// Pairs `uid` with two simulated scans.
+  func pair(_ uid: String) throws {
+    let pairing = Process()
+    pairing.executableURL = Binaries.url("puckctl")
+    pairing.arguments = ["--socket", socketPath, "pair", "--timeout", "20s"]
+    pairing.standardOutput = FileHandle.nullDevice
+    try pairing.run()
+    try waitUntil(timeout: 5, "pairing is waiting") { self.log.contains("pairing: waiting") }
+    for _ in 0..<2 {
+      let scan = try ctl("scan", uid)
+      guard scan.status == 0 else { throw HarnessError("scan failed: \(scan.stderr)") }
+    }
+    pairing.waitUntilExit()
+    guard pairing.terminationStatus == 0 else { throw HarnessError("pair exited \(pairing.terminationStatus)") }
+  }
+
+  /// Adds a one-shot alarm `seconds` from now (local wall clock) and returns its fire time.
+  @discardableResult
+  func addAlarm(inSeconds seconds: Int, extra: [String] = []) throws -> Date {
+    let fire = Date().addingTimeInterval(TimeInterval(seconds))
+    let formatter = DateFormatter()
+    formatter.dateFormat = "HH:mm:ss"
+    formatter.timeZone = .current
+    let time = formatter.string(from: fire)
+    formatter.dateFormat = "yyyy-MM-dd"
+    let result = try ctl(["alarm", "add", time, "--date", formatter.string(from: fire)] + extra)
+    guard result.status == 0 else { throw HarnessError("alarm add: \(result.stderr)") }
+    return fire
+  }
+
+  /// What the daemon logged so far.
+  var log: String {
+    (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+  }
+}
+
+/// A test set-up failure with a message.
+struct HarnessError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// Polls `condition` every 50 ms until it holds or `timeout` seconds pass.
+func waitUntil(timeout: Double, _ what: String, _ condition: () throws -> Bool) throws {
+  let deadline = Date().addingTimeInterval(timeout)
+  while Date() < deadline {
+    if try condition() { return }
+    usleep(50_000)
+  }
+  throw HarnessError("timed out after \(timeout) s waiting until \(what)")
+}
+
+/// Runs any program to completion.
+func runExternal(_ path: String, _ arguments: [String]) throws -> ProcessResult {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: path)
+  process.arguments = arguments
+  let out = Pipe()
+  let err = Pipe()
+  process.standardOutput = out
+  process.standardError = err
+  try process.run()
+  let outData = out.fileHandleForReading.readDataToEndOfFile()
+  let errData = err.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return ProcessResult(
+    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+    stderr: String(decoding: errData, as: UTF8.self))
+}

@@ -1,0 +1,212 @@
+import Foundation
+import Glibc
+import Testing
+
+private let paired = "04:A2:3B:11:22:33:44"
+private let stranger = "04:99:88:77:66:55:44"
+
+/// The whole loop with real processes, a real socket and real ALSA (into a PulseAudio null sink).
+@Suite("puckd enforcement loop", .serialized)
+struct EnforcementLoopTests {
+  @Test("pairing with two simulated scans writes a root-only pairing file")
+  func pairing() throws {
+    let dock = try DaemonHarness(audio: false)
+    try dock.start()
+    try dock.pair(paired)
+    var info = stat()
+    #expect(stat(dock.stateDirectory + "/pairing.json", &info) == 0)
+    #expect(info.st_uid == geteuid())
+    #expect(info.st_mode & 0o777 == 0o600)
+    #expect(try dock.status()["pairedTag"] as? String == "…:33:44")
+  }
+
+  @Test("an alarm rings, stop silences it, it rings again, a wrong tag changes nothing, the puck ends it")
+  func wholeLoop() throws {
+    let dock = try DaemonHarness(config: "[enforcement]\nretry_delay = 5s\n")
+    try dock.start()
+    try dock.pair(paired)
+    try dock.addAlarm(inSeconds: 2)
+
+    try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
+    try waitUntil(timeout: 5, "audio reaches the sink") { try dock.audio!.peak(seconds: 0.4) > 1000 }
+
+    #expect(try dock.ctl("stop").status == 0)
+    #expect(try !dock.isRinging())
+    #expect(try dock.guards().first?["bypassCount"] as? Int == 1)
+    #expect(try !dock.audio!.hasStream(), "stop drops the PCM at once")
+    #expect(try dock.audio!.peak(seconds: 0.5) < 100)
+
+    try waitUntil(timeout: 9, "the retry rings") { try dock.isRinging() }
+    #expect(try (dock.guards().first?["description"] as? String)?.hasSuffix("retry 1") == true)
+    try waitUntil(timeout: 5, "retry audio reaches the sink") { try dock.audio!.peak(seconds: 0.4) > 1000 }
+
+    let wrong = try dock.ctl("scan", stranger)
+    #expect(wrong.status == 0)
+    #expect(wrong.stdout.contains("not the paired tag"))
+    #expect(try dock.isRinging())
+    #expect(dock.log.contains("wrong puck …:55:44"))
+    #expect(!dock.log.contains(stranger), "logs never carry a whole UID")
+
+    #expect(try dock.ctl("scan", paired).status == 0)
+    #expect(try dock.guards().isEmpty)
+    try waitUntil(timeout: 3, "the stream is gone") { try !dock.audio!.hasStream() }
+    #expect(try dock.audio!.peak(seconds: 0.5) < 100)
+
+    let history = try dock.ctl("history", "--json")
+    let object = try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [String: Any]
+    let entries = object?["history"] as? [[String: Any]] ?? []
+    #expect(entries.count == 1)
+    #expect(entries.first?["outcome"] as? String == "woke")
+    #expect(entries.first?["bypassCount"] as? Int == 1)
+    #expect(entries.first?["rings"] as? Int == 2)
+  }
+
+  @Test("kill -9 while ringing: the restarted daemon rings again by itself")
+  func crashWhileRinging() throws {
+    let dock = try DaemonHarness()
+    try dock.start()
+    try dock.pair(paired)
+    try dock.addAlarm(inSeconds: 2)
+    try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
+    dock.stop(signal: SIGKILL)
+    try dock.start()
+    #expect(try dock.isRinging())
+    try waitUntil(timeout: 5, "audio after the restart") { try dock.audio!.peak(seconds: 0.4) > 1000 }
+    #expect(try dock.ctl("scan", paired).status == 0)
+    #expect(try dock.guards().isEmpty)
+  }
+
+  @Test("kill -9 while deferred between retries: the restarted daemon rings at the retry time")
+  func crashWhileDeferred() throws {
+    let dock = try DaemonHarness(config: "[enforcement]\nretry_delay = 5s\n")
+    try dock.start()
+    try dock.pair(paired)
+    try dock.addAlarm(inSeconds: 2)
+    try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
+    #expect(try dock.ctl("stop").status == 0)
+    dock.stop(signal: SIGKILL)
+    try dock.start()
+    #expect(try !dock.isRinging(), "the retry time has not come yet")
+    #expect(try dock.guards().count == 1)
+    try waitUntil(timeout: 8, "the retry rings after the restart") { try dock.isRinging() }
+    try waitUntil(timeout: 5, "audio after the restart") { try dock.audio!.peak(seconds: 0.4) > 1000 }
+  }
+
+  @Test("a client that is not root or in the group may read status but not change anything")
+  func unprivilegedClient() throws {
+    let dock = try DaemonHarness(audio: false)
+    try dock.start()
+    let status = try dock.ctl("status", as: "nobody")
+    #expect(status.status == 1, "status works (and says not protected): \(status.stderr)")
+    #expect(status.stdout.contains("NOT PROTECTED"))
+    #expect(try dock.ctl("alarm", "list", as: "nobody").status == 0)
+    #expect(try dock.ctl("history", as: "nobody").status == 0)
+    for command in [["pair"], ["unpair"], ["override", "--yes"], ["alarm", "add", "06:30"], ["stop"], ["scan", paired]] {
+      let result = try dock.ctl(command, as: "nobody")
+      #expect(result.status == 77, "\(command) must be refused: \(result.stdout) \(result.stderr)")
+    }
+    #expect(try dock.ctl("alarm", "list", "--json").stdout.contains("\"alarms\":[]"))
+  }
+
+  @Test("garbage, an oversized line and a silent connection do not delay an alarm")
+  func hostileClients() throws {
+    let dock = try DaemonHarness()
+    try dock.start()
+    try dock.pair(paired)
+    let silent = try RawClient(path: dock.socketPath)
+    let oversized = try RawClient(path: dock.socketPath)
+    try oversized.send([UInt8](repeating: UInt8(ascii: "x"), count: 100 * 1024))
+    let garbage = try RawClient(path: dock.socketPath)
+    try garbage.send(Array("this is not json\n".utf8))
+    let unknown = try RawClient(path: dock.socketPath)
+    try unknown.send(Array(#"{"v":1,"command":"self-destruct"}"#.utf8) + [10])
+    let fire = try dock.addAlarm(inSeconds: 2)
+
+    let garbageReply = try garbage.readLine()
+    #expect(garbageReply.contains("\"ok\":false"))
+    #expect(try unknown.readLine().contains("unknown command"))
+    #expect(try oversized.readLine().contains("64 KiB"))
+    try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
+    #expect(Date().timeIntervalSince(fire) < 2, "rang on time despite the clients")
+    #expect(try silent.readToEnd(timeout: 8).isEmpty, "a silent client is closed without a reply")
+  }
+
+  @Test("a simulated scan is refused by a daemon with a real reader")
+  func scanRefusedWithoutSimulate() throws {
+    let dock = try DaemonHarness(simulate: false, config: "[reader]\ndevice = pn532_uart:/dev/null-reader\n", audio: false)
+    try dock.start()
+    let result = try dock.ctl("scan", paired)
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("--simulate"))
+    #expect(try dock.status()["simulated"] as? Bool == false)
+  }
+
+  @Test("SIGTERM while idle exits 0 promptly and leaves state intact")
+  func sigterm() throws {
+    let dock = try DaemonHarness(audio: false)
+    try dock.start()
+    try dock.pair(paired)
+    #expect(try dock.ctl("alarm", "add", "06:30", "--days", "weekdays").status == 0)
+    let alarmsBefore = try Data(contentsOf: URL(fileURLWithPath: dock.stateDirectory + "/alarms.json"))
+    let started = Date()
+    #expect(dock.stop(signal: SIGTERM) == 0)
+    #expect(Date().timeIntervalSince(started) < 3)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: dock.stateDirectory + "/alarms.json")) == alarmsBefore)
+    #expect(FileManager.default.fileExists(atPath: dock.stateDirectory + "/pairing.json"))
+    #expect(!FileManager.default.fileExists(atPath: dock.socketPath), "the socket is removed")
+    try dock.start()
+    #expect(try dock.ctl("alarm", "list").stdout.contains("06:30  weekdays"))
+    #expect(try dock.status()["pairedTag"] as? String == "…:33:44")
+  }
+}
+
+/// A hand-driven socket client for sending what puckctl never would.
+final class RawClient {
+  let fd: Int32
+
+  init(path: String) throws {
+    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+      for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+    }
+    let result = withUnsafePointer(to: &addr) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard result == 0 else { throw HarnessError("connect failed") }
+  }
+
+  deinit { close(fd) }
+
+  func send(_ bytes: [UInt8]) throws {
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      // The daemon may close an oversized request before reading it all.
+      if written <= 0 { return }
+      offset += written
+    }
+  }
+
+  /// Reads until a newline or the end, within 5 s.
+  func readLine() throws -> String {
+    String(decoding: try readToEnd(timeout: 5, stopAtNewline: true), as: UTF8.self)
+  }
+
+  /// Reads until the peer closes (or a newline), or `timeout` seconds pass (then throws).
+  func readToEnd(timeout: Double, stopAtNewline: Bool = false) throws -> [UInt8] {
+    var received: [UInt8] = []
+    let deadline = Date().addingTimeInterval(timeout)
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while Date() < deadline {
+      var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      guard poll(&poller, 1, 100) > 0 else { continue }
+      let count = read(fd, &chunk, chunk.count)
+      if count <= 0 { return received }
+      received += chunk[0..<count]
+      if stopAtNewline && received.contains(10) { return received }
+    }
+    throw HarnessError("no end of stream within \(timeout) s")
+  }
+}
