@@ -78,7 +78,8 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
       return nil
     }
     guard let time = try? WallTime(parsing: rest) else { return nil }
-    self.init(unixSeconds: Instant(utcDate: date, secondsOfDay: time.secondsOfDay).unixSeconds - Int64(offset))
+    self.init(
+      unixSeconds: Instant(utcDate: date, secondsOfDay: time.secondsOfDay).unixSeconds - Int64(offset))
   }
 
   public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.unixSeconds < rhs.unixSeconds }

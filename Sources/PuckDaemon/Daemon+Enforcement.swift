@@ -67,7 +67,8 @@ extension Daemon {
     if rehearsal != nil { endRehearsal(interrupted: true) }
     ringing = identity
     Log.notice("RINGING \(identity.description)")
-    audio.start(sound: sound, startVolume: Double(config.audio.startVolumePercent) / 100, ramp: config.audio.ramp)
+    audio.start(
+      sound: sound, startVolume: Double(config.audio.startVolumePercent) / 100, ramp: config.audio.ramp)
   }
 
   func stopRing() {
@@ -79,7 +80,8 @@ extension Daemon {
   private func logHistory(_ entry: HistoryEntry) {
     let name = entry.occurrence.displayName
     switch entry.outcome {
-    case .woke: Log.notice("wake-up complete: \(name), \(entry.bypassCount) bypass(es), closed by the paired tag")
+    case .woke:
+      Log.notice("wake-up complete: \(name), \(entry.bypassCount) bypass(es), closed by the paired tag")
     case .stopped: Log.notice("\(name) stopped (no puck required)")
     case .overridden: Log.warning("\(name) OVERRIDDEN without a scan after \(entry.bypassCount) bypass(es)")
     case .missed:
@@ -138,7 +140,9 @@ extension Daemon {
 
   /// A skip applies to one occurrence; once that date has passed it is cleared.
   private func consumeSkip(of id: AlarmID, on date: LocalDate) {
-    guard let index = book.index(of: id), let skipped = book.alarms[index].skippedDate, skipped <= date else { return }
+    guard let index = book.index(of: id), let skipped = book.alarms[index].skippedDate, skipped <= date else {
+      return
+    }
     book.alarms[index].skippedDate = nil
     try? saveBook()
   }

@@ -61,7 +61,8 @@ extension Daemon {
         client.send(.failure(ControlFailure(.failed, "history could not be read: \(error)")))
       }
     case .alarmAdd(let draft): addAlarm(draft, client: client)
-    case .alarmRemove(let id): changeAlarm(id, client: client, verb: "removed") { book, index in book.alarms.remove(at: index) }
+    case .alarmRemove(let id):
+      changeAlarm(id, client: client, verb: "removed") { book, index in book.alarms.remove(at: index) }
     case .alarmSetEnabled(let id, let enabled):
       changeAlarm(id, client: client, verb: enabled ? "enabled" : "disabled") { book, index in
         book.alarms[index].enabled = enabled
@@ -74,7 +75,8 @@ extension Daemon {
         client.send(.success("rehearsal stopped"))
       } else if machine.isRinging {
         handle(.bypass)
-        let retry = machine.nextRetry.map { " — it rings again at \(describe($0)) unless you scan the puck" } ?? ""
+        let retry =
+          machine.nextRetry.map { " — it rings again at \(describe($0)) unless you scan the puck" } ?? ""
         client.send(.success("silenced\(retry)"))
       } else {
         client.send(.success("nothing is ringing"))
@@ -107,7 +109,8 @@ extension Daemon {
       Log.warning("override requested by uid \(client.peer.uid) (pid \(client.peer.pid))")
       let count = machine.guards.count
       handle(.override)
-      client.send(.success("closed \(count) wake-up\(count == 1 ? "" : "s") WITHOUT a scan; recorded in history"))
+      client.send(
+        .success("closed \(count) wake-up\(count == 1 ? "" : "s") WITHOUT a scan; recorded in history"))
     case .pair(let timeout): startPairing(timeout: timeout, client: client)
     case .unpair: unpair(client: client)
     case .test(let seconds): startRehearsal(seconds: seconds, client: client)
@@ -136,7 +139,9 @@ extension Daemon {
       return
     }
     refreshSchedule()
-    let next = Schedule.nextFire(of: alarm, after: now, in: zone).map { ", next \(describe($0))" } ?? ", which is in the past"
+    let next =
+      Schedule.nextFire(of: alarm, after: now, in: zone).map { ", next \(describe($0))" }
+      ?? ", which is in the past"
     Log.info("alarm \(alarm.id) added: \(alarm.time) \(alarm.recurrence.summary)")
     client.send(.success("alarm \(alarm.id) added: \(alarm.time) \(alarm.recurrence.summary)\(next)"))
   }
@@ -169,7 +174,8 @@ extension Daemon {
       return
     }
     guard !machine.guards.contains(where: { $0.occurrence.alarmID == id }) else {
-      client.send(.failure(ControlFailure(.refused, "alarm \(id) is already ringing; only the puck ends it now")))
+      client.send(
+        .failure(ControlFailure(.refused, "alarm \(id) is already ringing; only the puck ends it now")))
       return
     }
     processDue()
@@ -189,7 +195,10 @@ extension Daemon {
 
   private func startPairing(timeout: Int, client: ControlServer.Client) {
     guard machine.guards.isEmpty else {
-      client.send(.failure(ControlFailure(.refused, "a wake-up is open; pairing is refused until it is ended with the paired tag")))
+      client.send(
+        .failure(
+          ControlFailure(
+            .refused, "a wake-up is open; pairing is refused until it is ended with the paired tag")))
       return
     }
     guard pairing == nil else {
@@ -201,7 +210,8 @@ extension Daemon {
       try timer.arm(after: .seconds(timeout))
       try loop.watch(timer.fd) { [unowned self] _ in
         guard timer.acknowledge() != nil else { return }
-        self.finishPairing(.failure(ControlFailure(.failed, "no tag seen within \(timeout) s; nothing paired")))
+        self.finishPairing(
+          .failure(ControlFailure(.failed, "no tag seen within \(timeout) s; nothing paired")))
       }
       client.isBusy = true
       pairing = PairingSession(client: client, timer: timer, first: nil)
@@ -229,7 +239,9 @@ extension Daemon {
     }
     guard first == uid else {
       finishPairing(
-        .failure(ControlFailure(.failed, "the second tag (\(uid.masked)) is not the first (\(first.masked)); nothing paired")))
+        .failure(
+          ControlFailure(
+            .failed, "the second tag (\(uid.masked)) is not the first (\(first.masked)); nothing paired")))
       return
     }
     do {
@@ -241,7 +253,8 @@ extension Daemon {
     pairedTag = uid
     pairingProblem = nil
     Log.notice("paired tag \(uid.masked)")
-    finishPairing(.success("paired \(uid.masked). Put it where you must walk to (the kitchen, not the nightstand)."))
+    finishPairing(
+      .success("paired \(uid.masked). Put it where you must walk to (the kitchen, not the nightstand)."))
   }
 
   private func finishPairing(_ reply: ControlReply) {
@@ -255,7 +268,10 @@ extension Daemon {
 
   private func unpair(client: ControlServer.Client) {
     guard machine.guards.isEmpty else {
-      client.send(.failure(ControlFailure(.refused, "a wake-up is open; unpairing is refused until it is ended with the paired tag")))
+      client.send(
+        .failure(
+          ControlFailure(
+            .refused, "a wake-up is open; unpairing is refused until it is ended with the paired tag")))
       return
     }
     do {
@@ -317,7 +333,9 @@ extension Daemon {
       return
     }
     let devices = deviceHealth()
-    let lines = devices.map { "\($0.name): \($0.state.rawValue)\($0.detail.isEmpty ? "" : " — \($0.detail)")" }
+    let lines = devices.map {
+      "\($0.name): \($0.state.rawValue)\($0.detail.isEmpty ? "" : " — \($0.detail)")"
+    }
     let faulty = devices.contains { $0.state == .fault }
     let reply: ControlReply =
       faulty

@@ -8,13 +8,16 @@ extension Daemon {
   func deviceHealth() -> [DeviceHealth] {
     let reader: DeviceHealth
     if options.simulate {
-      reader = DeviceHealth(name: "reader", state: .simulated, detail: "no reader; scans come from 'puckctl scan UID'")
+      reader = DeviceHealth(
+        name: "reader", state: .simulated, detail: "no reader; scans come from 'puckctl scan UID'")
     } else {
       reader = DeviceHealth(
         name: "reader", state: .fault,
         detail: "\(config.reader.device): this build has no libnfc reader support yet; use --simulate")
     }
-    let buzzer = DeviceHealth(name: "buzzer", state: .absent, detail: config.buzzer == nil ? "not configured" : "GPIO support not built yet")
+    let buzzer = DeviceHealth(
+      name: "buzzer", state: .absent,
+      detail: config.buzzer == nil ? "not configured" : "GPIO support not built yet")
     return [reader, audioHealth, buzzer]
   }
 
@@ -40,7 +43,8 @@ extension Daemon {
     let devices = deviceHealth()
     var reasons: [String] = []
     if options.simulate {
-      reasons.append("SIMULATED dock: there is no reader, scans come from 'puckctl scan' — nothing enforces the wake-up")
+      reasons.append(
+        "SIMULATED dock: there is no reader, scans come from 'puckctl scan' — nothing enforces the wake-up")
     } else if let reader = devices.first(where: { $0.name == "reader" }), reader.state != .ok {
       reasons.append("reader: \(reader.detail)")
     }
@@ -52,7 +56,8 @@ extension Daemon {
     let audioOK = audioHealth.state == .ok
     let buzzerOK = devices.contains { $0.name == "buzzer" && $0.state == .ok }
     if !audioOK && !buzzerOK {
-      reasons.append("nothing can ring: audio has a fault (\(audioHealth.detail)) and there is no working buzzer")
+      reasons.append(
+        "nothing can ring: audio has a fault (\(audioHealth.detail)) and there is no working buzzer")
     }
     let next = nextAlarm()
     if !book.alarms.contains(where: \.enabled) {
@@ -92,7 +97,8 @@ extension Daemon {
     if let open = machine.guards.first, let retry = open.retryAt {
       return "wake-up open: \(open.ringIdentity.description), rings again \(describe(retry))"
     }
-    var line = nextAlarm().map { "next alarm \(describe($0.at)) (\($0.alarm.displayName))" } ?? "no alarm scheduled"
+    var line =
+      nextAlarm().map { "next alarm \(describe($0.at)) (\($0.alarm.displayName))" } ?? "no alarm scheduled"
     if options.simulate { line += " — SIMULATED, not protected" }
     return line
   }

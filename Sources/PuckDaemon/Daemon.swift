@@ -154,11 +154,14 @@ public final class Daemon {
   private func audioEvent(_ event: AudioEvent) {
     switch event {
     case .playing(let device, let rate, let channels):
-      audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "playing on \(device) (\(rate) Hz, \(channels) ch)")
+      audioHealth = DeviceHealth(
+        name: "audio", state: .ok, detail: "playing on \(device) (\(rate) Hz, \(channels) ch)")
       Log.info("audio: playing on \(device)")
     case .fault(let fault):
       audioHealth = DeviceHealth(name: "audio", state: .fault, detail: fault.description)
-      Log.error("audio: \(fault.description)\(ringing != nil ? " — the ring goes on (buzzer) and audio is retried" : "")")
+      Log.error(
+        "audio: \(fault.description)\(ringing != nil ? " — the ring goes on (buzzer) and audio is retried" : "")"
+      )
     case .stopped, .finished:
       if audioHealth.state == .ok { audioHealth.detail = "idle on \(config.audio.device)" }
     }
@@ -179,7 +182,8 @@ public final class Daemon {
       if text == nil { Log.info("no config at \(options.configPath); using defaults") }
     } catch {
       configProblem = "config: \(error)"
-      Log.error("\(error)\(reloading ? "; keeping the previous settings" : "; using defaults until it is fixed")")
+      Log.error(
+        "\(error)\(reloading ? "; keeping the previous settings" : "; using defaults until it is fixed")")
       if !reloading { config = .defaults }
     }
     // Load the sound now, never at fire time; the built-in tone is always there.
@@ -258,7 +262,8 @@ public final class Daemon {
   }
 
   private func makeSocketDirectory() throws {
-    let directory = String(options.socketPath[..<(options.socketPath.lastIndex(of: "/") ?? options.socketPath.startIndex)])
+    let directory = String(
+      options.socketPath[..<(options.socketPath.lastIndex(of: "/") ?? options.socketPath.startIndex)])
     guard !directory.isEmpty else { return }
     var path = ""
     for component in directory.split(separator: "/") {
@@ -290,7 +295,9 @@ public final class Daemon {
           }
           let nameStart = offset + MemoryLayout<inotify_event>.size
           let nameBytes = buffer[nameStart..<min(count, nameStart + Int(length))].prefix { $0 != 0 }
-          if String(decoding: nameBytes, as: UTF8.self) == "localtime" || String(decoding: nameBytes, as: UTF8.self) == "timezone" {
+          if String(decoding: nameBytes, as: UTF8.self) == "localtime"
+            || String(decoding: nameBytes, as: UTF8.self) == "timezone"
+          {
             changed = true
           }
           offset = nameStart + Int(length)

@@ -23,6 +23,7 @@ public struct DaemonOptions: Sendable {
   public static func defaults(environment: [String: String], isRoot: Bool = geteuid() == 0) -> DaemonOptions {
     let paths = StandardPaths(environment: environment, isRoot: isRoot)
     return DaemonOptions(
-      configPath: paths.config, stateDirectory: paths.stateDirectory, socketPath: paths.socket, simulate: false)
+      configPath: paths.config, stateDirectory: paths.stateDirectory, socketPath: paths.socket,
+      simulate: false)
   }
 }

@@ -18,7 +18,8 @@ public struct ZoneInfoDirectory: Sendable {
   /// The database as the environment describes it.
   public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
     let dir = environment["TZDIR"].flatMap { $0.isEmpty ? nil : $0 }
-    self.init(root: dir ?? "/usr/share/zoneinfo", localtimePath: "/etc/localtime", tzVariable: environment["TZ"])
+    self.init(
+      root: dir ?? "/usr/share/zoneinfo", localtimePath: "/etc/localtime", tzVariable: environment["TZ"])
   }
 
   /// A database at explicit paths (tests).

@@ -6,7 +6,9 @@ struct ArgumentList {
   private var flags: Set<String> = []
 
   /// Parses `arguments` for a command that takes the options in `valued` and the flags in `switches`.
-  init(_ arguments: some Sequence<String>, valued: Set<String> = [], switches: Set<String> = []) throws(UsageError) {
+  init(_ arguments: some Sequence<String>, valued: Set<String> = [], switches: Set<String> = [])
+    throws(UsageError)
+  {
     var iterator = arguments.makeIterator()
     var onlyPositionals = false
     while let argument = iterator.next() {

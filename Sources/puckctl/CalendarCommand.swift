@@ -45,7 +45,8 @@ enum CalendarCommand {
     var after = now
     if let text = args.value("after") {
       guard let parsed = parseInstant(text, zone: zone) else {
-        throw UsageError("'\(text)' is not an instant: use 2026-03-29T00:00:00+02:00, 2026-03-29T00:00 or 2026-03-29")
+        throw UsageError(
+          "'\(text)' is not an instant: use 2026-03-29T00:00:00+02:00, 2026-03-29T00:00 or 2026-03-29")
       }
       // Fires are strictly after the instant; start a second earlier so that `--after` equal to
       // a fire time includes it, as `systemd-analyze calendar --base-time` does.
@@ -69,7 +70,8 @@ enum CalendarCommand {
       return objects.isEmpty ? "[]" : "[\n" + objects.joined(separator: ",\n") + "\n]"
     }
     if fires.isEmpty {
-      return "no fire after \(Instant.iso8601(unixSeconds: after.unixSeconds + 1, offset: zone.offset(at: after)))"
+      return
+        "no fire after \(Instant.iso8601(unixSeconds: after.unixSeconds + 1, offset: zone.offset(at: after)))"
     }
     return fires.map { describe($0, requested: time, zone: zone) }.joined(separator: "\n")
   }

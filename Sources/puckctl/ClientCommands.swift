@@ -10,34 +10,37 @@ struct ClientCommands {
 
   static let help: [String: String] = [
     "status": """
-      usage: puckctl status [--json]
-      Next alarm, open wake-ups, reader/audio/buzzer health, pairing, clock sync, and whether the
-      dock is protected. Exits 1 when it is not protected, and says why.
-      """,
+    usage: puckctl status [--json]
+    Next alarm, open wake-ups, reader/audio/buzzer health, pairing, clock sync, and whether the
+    dock is protected. Exits 1 when it is not protected, and says why.
+    """,
     "pair": """
-      usage: sudo puckctl pair [--timeout 30s]
-      Waits for a tag on the reader, then asks for the same tag again to confirm, and pairs it.
-      Refused while a wake-up is open. In --simulate mode the scans come from 'puckctl scan UID'.
-      """,
+    usage: sudo puckctl pair [--timeout 30s]
+    Waits for a tag on the reader, then asks for the same tag again to confirm, and pairs it.
+    Refused while a wake-up is open. In --simulate mode the scans come from 'puckctl scan UID'.
+    """,
     "unpair": "usage: sudo puckctl unpair\nForgets the paired tag. Refused while a wake-up is open.",
     "alarm": """
-      usage: puckctl alarm add HH:MM[:SS] [--days mon,tue,...|weekdays|weekends|daily]
-                                [--date YYYY-MM-DD|today|tomorrow] [--label TEXT] [--no-puck]
-             puckctl alarm list [--json]
-             puckctl alarm rm ID | enable ID | disable ID | skip ID
-      Without --days or --date an alarm rings once, at the next HH:MM. 'skip' skips only the next
-      occurrence. --no-puck: a stop ends it, no scan needed.
-      """,
-    "stop": "usage: puckctl stop\nSilences the ring (a bypass, like the dock button); it rings again after the retry delay.",
+    usage: puckctl alarm add HH:MM[:SS] [--days mon,tue,...|weekdays|weekends|daily]
+                              [--date YYYY-MM-DD|today|tomorrow] [--label TEXT] [--no-puck]
+           puckctl alarm list [--json]
+           puckctl alarm rm ID | enable ID | disable ID | skip ID
+    Without --days or --date an alarm rings once, at the next HH:MM. 'skip' skips only the next
+    occurrence. --no-puck: a stop ends it, no scan needed.
+    """,
+    "stop":
+      "usage: puckctl stop\nSilences the ring (a bypass, like the dock button); it rings again after the retry delay.",
     "scan": "usage: puckctl scan UID\nDelivers a simulated scan (only to a daemon started with --simulate).",
     "override": """
-      usage: sudo puckctl override [--yes]
-      Closes every open wake-up WITHOUT a scan. Recorded in history as an override. Asks for
-      confirmation unless --yes is given.
-      """,
+    usage: sudo puckctl override [--yes]
+    Closes every open wake-up WITHOUT a scan. Recorded in history as an override. Asks for
+    confirmation unless --yes is given.
+    """,
     "history": "usage: puckctl history [--json] [--limit N]\nPast wake-ups, newest last.",
-    "test": "usage: puckctl test [--seconds N]\nA short rehearsal: rings for N seconds (default 5) and checks every device.",
-    "acknowledge": "usage: puckctl acknowledge\nClears the state problems and missed alarms that status shows.",
+    "test":
+      "usage: puckctl test [--seconds N]\nA short rehearsal: rings for N seconds (default 5) and checks every device.",
+    "acknowledge":
+      "usage: puckctl acknowledge\nClears the state problems and missed alarms that status shows.",
   ]
 
   /// Runs a daemon command and returns its exit code.
@@ -65,7 +68,9 @@ struct ClientCommands {
       try args.expectPositionals(0, "")
       var seconds = 5
       if let text = args.value("seconds") {
-        guard let value = Int(text), (1...60).contains(value) else { throw UsageError("--seconds takes 1-60") }
+        guard let value = Int(text), (1...60).contains(value) else {
+          throw UsageError("--seconds takes 1-60")
+        }
         seconds = value
       }
       print("ringing for \(seconds) s…")
@@ -165,8 +170,11 @@ struct ClientCommands {
       let when = text.local(entry.closedAt)
       let what: String
       switch entry.outcome {
-      case .woke: what = "woke with the puck after \(entry.bypassCount) bypass\(entry.bypassCount == 1 ? "" : "es")"
-      case .stopped: what = "stopped (no puck needed) after \(entry.bypassCount) bypass\(entry.bypassCount == 1 ? "" : "es")"
+      case .woke:
+        what = "woke with the puck after \(entry.bypassCount) bypass\(entry.bypassCount == 1 ? "" : "es")"
+      case .stopped:
+        what =
+          "stopped (no puck needed) after \(entry.bypassCount) bypass\(entry.bypassCount == 1 ? "" : "es")"
       case .overridden: what = "OVERRIDDEN without a scan after \(entry.bypassCount) bypasses"
       case .missed: what = "MISSED (the dock was down)"
       }
@@ -176,7 +184,9 @@ struct ClientCommands {
   }
 
   private func alarm(_ arguments: [String]) throws -> ExitCode {
-    guard let sub = arguments.first else { throw UsageError("alarm needs add, list, rm, enable, disable or skip") }
+    guard let sub = arguments.first else {
+      throw UsageError("alarm needs add, list, rm, enable, disable or skip")
+    }
     let rest = Array(arguments.dropFirst())
     switch sub {
     case "add": return try alarmAdd(rest)
@@ -207,7 +217,9 @@ struct ClientCommands {
     case "rm", "enable", "disable", "skip":
       let args = try ArgumentList(rest)
       try args.expectPositionals(1, "the alarm ID (see puckctl alarm list)")
-      guard let id = Int(args.positionals[0]) else { throw UsageError("'\(args.positionals[0])' is not an alarm ID") }
+      guard let id = Int(args.positionals[0]) else {
+        throw UsageError("'\(args.positionals[0])' is not an alarm ID")
+      }
       let command: ControlCommand
       switch sub {
       case "rm": command = .alarmRemove(id)
@@ -242,7 +254,8 @@ struct ClientCommands {
       recurrence = .once(todayFire > now ? today : today.adding(days: 1))
     }
     let label = args.value("label") ?? ""
-    let draft = AlarmDraft(time: time, recurrence: recurrence, label: label, requiresPuck: !args.flag("no-puck"))
+    let draft = AlarmDraft(
+      time: time, recurrence: recurrence, label: label, requiresPuck: !args.flag("no-puck"))
     return report(try client.send(.alarmAdd(draft)))
   }
 }

@@ -23,7 +23,9 @@ struct DaemonClient {
     var addr = sockaddr_un()
     addr.sun_family = sa_family_t(AF_UNIX)
     let path = Array(socketPath.utf8)
-    guard path.count < MemoryLayout.size(ofValue: addr.sun_path) else { throw ClientError.notRunning(path: socketPath) }
+    guard path.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+      throw ClientError.notRunning(path: socketPath)
+    }
     withUnsafeMutableBytes(of: &addr.sun_path) { raw in
       for (index, byte) in path.enumerated() { raw[index] = byte }
     }
@@ -41,7 +43,9 @@ struct DaemonClient {
     let request = ControlWire.encode(command) + [UInt8(ascii: "\n")]
     var offset = 0
     while offset < request.count {
-      let written = request[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let written = request[offset...].withUnsafeBytes {
+        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
       if written < 0 {
         if errno == EINTR { continue }
         throw ClientError.broken("puckd closed the connection")

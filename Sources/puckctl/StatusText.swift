@@ -31,9 +31,11 @@ struct StatusText {
     }
     for view in status.guards {
       if view.ringing {
-        lines.append("Wake-up:  RINGING \(view.description) (bypassed \(view.bypassCount)×) — scan the puck to end it")
+        lines.append(
+          "Wake-up:  RINGING \(view.description) (bypassed \(view.bypassCount)×) — scan the puck to end it")
       } else if let retry = view.retryAt {
-        lines.append("Wake-up:  open, \(view.description) rings again \(relative(retry)) — scan the puck to end it")
+        lines.append(
+          "Wake-up:  open, \(view.description) rings again \(relative(retry)) — scan the puck to end it")
       }
     }
     if let name = status.nextAlarm, let at = status.nextAlarmAt {
@@ -41,14 +43,16 @@ struct StatusText {
     } else {
       lines.append("Next:     no alarm scheduled")
     }
-    lines.append("Tag:      " + (status.pairedTag.map { "paired (\($0))" } ?? "none paired — run: sudo puckctl pair"))
+    lines.append(
+      "Tag:      " + (status.pairedTag.map { "paired (\($0))" } ?? "none paired — run: sudo puckctl pair"))
     for device in status.devices {
       let name = (device.name.prefix(1).uppercased() + device.name.dropFirst() + ":").padding(10)
       lines.append("\(name)\(device.state.rawValue)\(device.detail.isEmpty ? "" : " — \(device.detail)")")
     }
     switch status.clockSynchronized {
     case true?: lines.append("Clock:    synchronised (\(status.zone))")
-    case false?: lines.append("Clock:    NOT synchronised (\(status.zone)) — alarms follow the clock as it is")
+    case false?:
+      lines.append("Clock:    NOT synchronised (\(status.zone)) — alarms follow the clock as it is")
     case nil: lines.append("Clock:    synchronisation unknown (\(status.zone))")
     }
     for problem in status.problems { lines.append("Problem:  \(problem)") }

@@ -29,7 +29,9 @@ enum PuckD {
     var arguments = Array(CommandLine.arguments.dropFirst()).makeIterator()
     while let argument = arguments.next() {
       func value() -> String? {
-        if let equals = argument.firstIndex(of: "=") { return String(argument[argument.index(after: equals)...]) }
+        if let equals = argument.firstIndex(of: "=") {
+          return String(argument[argument.index(after: equals)...])
+        }
         return arguments.next()
       }
       let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument

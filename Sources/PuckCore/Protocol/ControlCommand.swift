@@ -51,7 +51,8 @@ public enum ControlCommand: Hashable, Sendable {
   public var requiredRole: Role {
     switch self {
     case .status, .alarmList, .history: return .anyone
-    case .alarmAdd, .alarmRemove, .alarmSetEnabled, .alarmSkip, .stop, .scan, .test, .acknowledge: return .member
+    case .alarmAdd, .alarmRemove, .alarmSetEnabled, .alarmSkip, .stop, .scan, .test, .acknowledge:
+      return .member
     case .pair, .unpair, .override: return .root
     }
   }

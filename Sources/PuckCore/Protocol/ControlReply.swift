@@ -28,7 +28,9 @@ public struct ControlReply: Hashable, Sendable, Codable {
   }
 
   /// A final success line.
-  public static func success(_ message: String? = nil) -> ControlReply { ControlReply(ok: true, message: message) }
+  public static func success(_ message: String? = nil) -> ControlReply {
+    ControlReply(ok: true, message: message)
+  }
 
   /// A final failure line.
   public static func failure(_ failure: ControlFailure) -> ControlReply {

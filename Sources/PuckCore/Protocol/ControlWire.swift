@@ -51,20 +51,26 @@ public enum ControlWire {
     do {
       request = try JSONDecoder().decode(Request.self, from: Data(line))
     } catch {
-      throw ControlFailure(.badRequest, "not a valid request (one JSON object per line, with \"v\" and \"command\")")
+      throw ControlFailure(
+        .badRequest, "not a valid request (one JSON object per line, with \"v\" and \"command\")")
     }
     guard request.v == version else {
-      throw ControlFailure(.badRequest, "protocol version \(request.v) is not supported (this puckd speaks \(version))")
+      throw ControlFailure(
+        .badRequest, "protocol version \(request.v) is not supported (this puckd speaks \(version))")
     }
     func id() throws(ControlFailure) -> AlarmID {
-      guard let id = request.id else { throw ControlFailure(.badRequest, "\(request.command) needs an alarm id") }
+      guard let id = request.id else {
+        throw ControlFailure(.badRequest, "\(request.command) needs an alarm id")
+      }
       return id
     }
     switch request.command {
     case "status": return .status
     case "pair":
       let timeout = request.seconds ?? 30
-      guard (1...600).contains(timeout) else { throw ControlFailure(.badRequest, "pair timeout must be 1-600 s") }
+      guard (1...600).contains(timeout) else {
+        throw ControlFailure(.badRequest, "pair timeout must be 1-600 s")
+      }
       return .pair(timeoutSeconds: timeout)
     case "unpair": return .unpair
     case "alarm.add":
@@ -80,7 +86,8 @@ public enum ControlWire {
         throw ControlFailure(.badRequest, "a label is one line of at most 64 characters")
       }
       return .alarmAdd(
-        AlarmDraft(time: time, recurrence: recurrence, label: label, requiresPuck: request.requiresPuck ?? true))
+        AlarmDraft(
+          time: time, recurrence: recurrence, label: label, requiresPuck: request.requiresPuck ?? true))
     case "alarm.list": return .alarmList
     case "alarm.rm": return .alarmRemove(try id())
     case "alarm.enable": return .alarmSetEnabled(try id(), true)
@@ -95,7 +102,9 @@ public enum ControlWire {
       }
     case "override": return .override
     case "history":
-      if let limit = request.limit, limit < 1 { throw ControlFailure(.badRequest, "history limit must be at least 1") }
+      if let limit = request.limit, limit < 1 {
+        throw ControlFailure(.badRequest, "history limit must be at least 1")
+      }
       return .history(limit: request.limit)
     case "test":
       let seconds = request.seconds ?? 5

@@ -39,7 +39,9 @@ public struct EnforcementRecord: VersionedPayload, Hashable {
   /// Missed alarms status shows until acknowledged.
   public var unacknowledgedMissed: [AlarmOccurrence]
 
-  public init(guards: [WakeGuard] = [], scheduledThrough: Instant? = nil, unacknowledgedMissed: [AlarmOccurrence] = []) {
+  public init(
+    guards: [WakeGuard] = [], scheduledThrough: Instant? = nil, unacknowledgedMissed: [AlarmOccurrence] = []
+  ) {
     self.guards = guards
     self.scheduledThrough = scheduledThrough
     self.unacknowledgedMissed = unacknowledgedMissed

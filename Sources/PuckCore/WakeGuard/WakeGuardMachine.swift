@@ -7,7 +7,8 @@ public struct WakeGuardSettings: Hashable, Sendable {
   /// The paired tag; nil when none is paired.
   public var pairedTag: TagUID?
 
-  public init(retryDelay: Duration = .seconds(60), ringTimeout: Duration = .seconds(600), pairedTag: TagUID?) {
+  public init(retryDelay: Duration = .seconds(60), ringTimeout: Duration = .seconds(600), pairedTag: TagUID?)
+  {
     self.retryDelay = retryDelay
     self.ringTimeout = ringTimeout
     self.pairedTag = pairedTag
@@ -48,7 +49,8 @@ public struct WakeGuardMachine: Hashable, Sendable {
     case .alarmMissed(let occurrence):
       var effects: [WakeEffect] = [
         .recordHistory(
-          HistoryEntry(outcome: .missed, occurrence: occurrence, openedAt: nil, closedAt: now, bypassCount: 0, rings: 0))
+          HistoryEntry(
+            outcome: .missed, occurrence: occurrence, openedAt: nil, closedAt: now, bypassCount: 0, rings: 0))
       ]
       if occurrence.isOneShot { effects.append(.retireAlarm(occurrence.alarmID)) }
       return effects
@@ -128,7 +130,9 @@ public struct WakeGuardMachine: Hashable, Sendable {
   }
 
   /// Moves quiet guards to ringing (each ring after the first is a retry).
-  private mutating func ringGuards(at indices: [Int], now: Instant, settings: WakeGuardSettings) -> [WakeEffect] {
+  private mutating func ringGuards(at indices: [Int], now: Instant, settings: WakeGuardSettings)
+    -> [WakeEffect]
+  {
     let wasRinging = isRinging
     var effects: [WakeEffect] = []
     for index in indices where !guards[index].isRinging {

@@ -58,7 +58,8 @@ final class ControlServer {
   /// Binds and listens on `path` (replacing a stale socket file), mode 0666: who may do what is
   /// decided per request from the peer's credentials, not by the file mode.
   init(
-    path: String, loop: EventLoop, onRequest: @escaping (Client, Result<ControlCommand, ControlFailure>) -> Void
+    path: String, loop: EventLoop,
+    onRequest: @escaping (Client, Result<ControlCommand, ControlFailure>) -> Void
   ) throws(SystemError) {
     self.path = path
     self.loop = loop

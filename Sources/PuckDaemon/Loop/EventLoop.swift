@@ -29,7 +29,9 @@ final class EventLoop {
   }
 
   /// Calls `handler` with the epoll event mask whenever `fd` is readable (or hung up / in error).
-  func watch(_ fd: Int32, events: UInt32 = EPOLLIN.rawValue, handler: @escaping (UInt32) -> Void) throws(SystemError) {
+  func watch(_ fd: Int32, events: UInt32 = EPOLLIN.rawValue, handler: @escaping (UInt32) -> Void)
+    throws(SystemError)
+  {
     let token = nextToken
     nextToken += 1
     var event = epoll_event()

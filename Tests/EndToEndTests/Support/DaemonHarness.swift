@@ -15,7 +15,8 @@ final class DaemonHarness {
 
   /// Creates the folder and config; call `start()` to run the daemon.
   init(simulate: Bool = true, config: String = "", audio: Bool = true) throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("puckd-e2e-\(UUID().uuidString.prefix(8))")
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "puckd-e2e-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     // Other users (the non-root client test) must reach the socket.
     chmod(directory.path, 0o755)
@@ -26,7 +27,9 @@ final class DaemonHarness {
     self.simulate = simulate
     self.audio = audio ? try PulseSink() : nil
     var text = config
-    if audio && !text.contains("[audio]") { text += "\n[audio]\ndevice = pulse\nstart_volume = 100%\nramp = 0s\n" }
+    if audio && !text.contains("[audio]") {
+      text += "\n[audio]\ndevice = pulse\nstart_volume = 100%\nramp = 0s\n"
+    }
     try text.write(toFile: configPath, atomically: true, encoding: .utf8)
   }
 
@@ -121,7 +124,9 @@ final class DaemonHarness {
       guard scan.status == 0 else { throw HarnessError("scan failed: \(scan.stderr)") }
     }
     pairing.waitUntilExit()
-    guard pairing.terminationStatus == 0 else { throw HarnessError("pair exited \(pairing.terminationStatus)") }
+    guard pairing.terminationStatus == 0 else {
+      throw HarnessError("pair exited \(pairing.terminationStatus)")
+    }
   }
 
   /// Adds a one-shot alarm `seconds` from now (local wall clock) and returns its fire time.

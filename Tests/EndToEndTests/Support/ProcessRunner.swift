@@ -7,7 +7,9 @@ enum Binaries {
     var dir = exe.deletingLastPathComponent()
     // The test runner lives in `.build/debug/` (or `.build/debug/X.xctest/...`): climb to the
     // folder that has puckctl.
-    while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("puckctl").path) {
+    while dir.path != "/"
+      && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("puckctl").path)
+    {
       dir = dir.deletingLastPathComponent()
     }
     return dir

@@ -83,7 +83,9 @@ final class PulseSink {
   /// Whether a stream is playing into this sink now (pactl's sink-input list).
   func hasStream() throws -> Bool {
     let sinks = try PulseServer.shared.pactl(["list", "short", "sinks"]).stdout
-    guard let index = sinks.split(separator: "\n").first(where: { $0.contains(name) })?.split(separator: "\t").first
+    guard
+      let index = sinks.split(separator: "\n").first(where: { $0.contains(name) })?.split(separator: "\t")
+        .first
     else { return false }
     let inputs = try PulseServer.shared.pactl(["list", "short", "sink-inputs"]).stdout
     return inputs.split(separator: "\n").contains { $0.split(separator: "\t").dropFirst().first == index }

@@ -8,7 +8,10 @@ struct CalendarCommandTests {
   func jsonAcrossSpringForward() throws {
     let result = try run(
       "puckctl",
-      ["calendar", "06:30", "--tz", "Europe/Bucharest", "--after", "2026-03-28T12:00:00+02:00", "--count", "3", "--json"])
+      [
+        "calendar", "06:30", "--tz", "Europe/Bucharest", "--after", "2026-03-28T12:00:00+02:00", "--count",
+        "3", "--json",
+      ])
     #expect(result.status == 0)
     #expect(result.stderr.isEmpty)
     let objects = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: String]]
@@ -27,13 +30,17 @@ struct CalendarCommandTests {
     // Bucharest springs forward 03:00 → 04:00 on 2026-03-29: 03:30 does not exist.
     let result = try run(
       "puckctl",
-      ["calendar", "03:30", "--tz", "Europe/Bucharest", "--date", "2026-03-29", "--after", "2026-03-28", "--json"])
+      [
+        "calendar", "03:30", "--tz", "Europe/Bucharest", "--date", "2026-03-29", "--after", "2026-03-28",
+        "--json",
+      ])
     #expect(result.status == 0)
     let objects = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: String]]
     #expect(objects == [["local": "2026-03-29T04:30:00+03:00", "utc": "2026-03-29T01:30:00Z"]])
 
     let human = try run(
-      "puckctl", ["calendar", "03:30", "--tz", "Europe/Bucharest", "--date", "2026-03-29", "--after", "2026-03-28"])
+      "puckctl",
+      ["calendar", "03:30", "--tz", "Europe/Bucharest", "--date", "2026-03-29", "--after", "2026-03-28"])
     #expect(human.stdout.contains("Sun 2026-03-29 04:30:00 EEST (+03:00)"))
     #expect(human.stdout.contains("daylight saving gap"))
   }
@@ -42,7 +49,10 @@ struct CalendarCommandTests {
   func humanForm() throws {
     let result = try run(
       "puckctl",
-      ["calendar", "07:15", "--days", "mon,fri", "--tz", "America/New_York", "--after", "2026-11-01T00:00", "--count", "3"])
+      [
+        "calendar", "07:15", "--days", "mon,fri", "--tz", "America/New_York", "--after", "2026-11-01T00:00",
+        "--count", "3",
+      ])
     #expect(result.status == 0)
     let lines = result.stdout.split(separator: "\n").map(String.init)
     #expect(
@@ -88,7 +98,8 @@ struct CalendarCommandTests {
   @Test("a one-shot date already past prints nothing in JSON and exits 0")
   func pastDate() throws {
     let result = try run(
-      "puckctl", ["calendar", "06:30", "--date", "2020-01-01", "--tz", "UTC", "--after", "2026-01-01", "--json"])
+      "puckctl",
+      ["calendar", "06:30", "--date", "2020-01-01", "--tz", "UTC", "--after", "2026-01-01", "--json"])
     #expect(result.status == 0)
     #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
   }

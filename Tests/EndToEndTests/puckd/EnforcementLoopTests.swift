@@ -101,7 +101,9 @@ struct EnforcementLoopTests {
     #expect(status.stdout.contains("NOT PROTECTED"))
     #expect(try dock.ctl("alarm", "list", as: "nobody").status == 0)
     #expect(try dock.ctl("history", as: "nobody").status == 0)
-    for command in [["pair"], ["unpair"], ["override", "--yes"], ["alarm", "add", "06:30"], ["stop"], ["scan", paired]] {
+    for command in [
+      ["pair"], ["unpair"], ["override", "--yes"], ["alarm", "add", "06:30"], ["stop"], ["scan", paired],
+    ] {
       let result = try dock.ctl(command, as: "nobody")
       #expect(result.status == 77, "\(command) must be refused: \(result.stdout) \(result.stderr)")
     }
@@ -133,7 +135,8 @@ struct EnforcementLoopTests {
 
   @Test("a simulated scan is refused by a daemon with a real reader")
   func scanRefusedWithoutSimulate() throws {
-    let dock = try DaemonHarness(simulate: false, config: "[reader]\ndevice = pn532_uart:/dev/null-reader\n", audio: false)
+    let dock = try DaemonHarness(
+      simulate: false, config: "[reader]\ndevice = pn532_uart:/dev/null-reader\n", audio: false)
     try dock.start()
     let result = try dock.ctl("scan", paired)
     #expect(result.status == 2)
@@ -172,7 +175,9 @@ final class RawClient {
       for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
     }
     let result = withUnsafePointer(to: &addr) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
     }
     guard result == 0 else { throw HarnessError("connect failed") }
   }
@@ -182,7 +187,9 @@ final class RawClient {
   func send(_ bytes: [UInt8]) throws {
     var offset = 0
     while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let written = bytes[offset...].withUnsafeBytes {
+        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
       // The daemon may close an oversized request before reading it all.
       if written <= 0 { return }
       offset += written

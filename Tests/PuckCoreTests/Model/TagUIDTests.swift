@@ -69,8 +69,10 @@ struct CalendarTests {
     #expect(LocalDate(daysSinceEpoch: 0) == LocalDate(year: 1970, month: 1, day: 1))
     #expect(LocalDate(year: 1970, month: 1, day: 1).weekday == .thursday)
     #expect(LocalDate(year: 2026, month: 12, day: 2).weekday == .wednesday)
-    #expect(LocalDate(year: 2028, month: 2, day: 29).adding(days: 1) == LocalDate(year: 2028, month: 3, day: 1))
-    #expect(LocalDate(year: 2026, month: 12, day: 31).adding(days: 1) == LocalDate(year: 2027, month: 1, day: 1))
+    #expect(
+      LocalDate(year: 2028, month: 2, day: 29).adding(days: 1) == LocalDate(year: 2028, month: 3, day: 1))
+    #expect(
+      LocalDate(year: 2026, month: 12, day: 31).adding(days: 1) == LocalDate(year: 2027, month: 1, day: 1))
     for days in stride(from: -800_000, to: 800_000, by: 997) {
       #expect(LocalDate(daysSinceEpoch: days).daysSinceEpoch == days)
     }
@@ -78,7 +80,8 @@ struct CalendarTests {
 
   @Test("dates that do not exist are refused")
   func badDates() {
-    for text in ["2026-02-29", "2026-13-01", "2026-00-10", "2026-4-01", "20260401", "2026-04-31", "tomorrow"] {
+    for text in ["2026-02-29", "2026-13-01", "2026-00-10", "2026-4-01", "20260401", "2026-04-31", "tomorrow"]
+    {
       #expect(throws: ScheduleInputError.badDate(text)) { try LocalDate(parsing: text) }
     }
     #expect((try? LocalDate(parsing: "2028-02-29")) != nil)
@@ -108,8 +111,11 @@ struct CalendarTests {
   func instants() {
     let instant = Instant(unixSeconds: 1_774_841_400)
     #expect(instant.description == "2026-03-30T03:30:00Z")
-    #expect(Instant.iso8601(unixSeconds: instant.unixSeconds, offset: 3 * 3600) == "2026-03-30T06:30:00+03:00")
-    #expect(Instant.iso8601(unixSeconds: instant.unixSeconds, offset: -(3 * 3600 + 1800)) == "2026-03-30T00:00:00-03:30")
+    #expect(
+      Instant.iso8601(unixSeconds: instant.unixSeconds, offset: 3 * 3600) == "2026-03-30T06:30:00+03:00")
+    #expect(
+      Instant.iso8601(unixSeconds: instant.unixSeconds, offset: -(3 * 3600 + 1800))
+        == "2026-03-30T00:00:00-03:30")
     #expect(Instant(iso8601: "2026-03-30T06:30:00+03:00") == instant)
     #expect(Instant(iso8601: "2026-03-30T03:30Z") == instant)
     #expect(Instant(iso8601: "2026-03-30T03:30:00") == nil, "an instant needs an offset")

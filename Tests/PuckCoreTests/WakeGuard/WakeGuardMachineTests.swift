@@ -10,8 +10,8 @@ private struct Harness {
   var settings = WakeGuardSettings(
     retryDelay: .seconds(60), ringTimeout: .seconds(600), pairedTag: Harness.paired)
 
-  static let paired = try! TagUID(parsing: "04:A2:3B:11:22:33:44")
-  static let stranger = try! TagUID(parsing: "04:11:11:11:11:11:11")
+  static let paired = TagUID(fixed: [0x04, 0xA2, 0x3B, 0x11, 0x22, 0x33, 0x44])
+  static let stranger = TagUID(fixed: [0x04, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11])
 
   mutating func advance(_ seconds: Int64) { now = now.adding(seconds: seconds) }
 
@@ -55,7 +55,11 @@ struct WakeGuardMachineTests {
     h.advance(20)
     let stop = h.send(.bypass)
     let guardID = h.machine.guards[0].id
-    #expect(stop == [.stopRing, .cancelRingTimeout, .persistGuards, .armRetry(guardID: guardID, at: h.now.adding(seconds: 60))])
+    #expect(
+      stop == [
+        .stopRing, .cancelRingTimeout, .persistGuards,
+        .armRetry(guardID: guardID, at: h.now.adding(seconds: 60)),
+      ])
     #expect(!h.machine.isRinging)
     #expect(h.machine.guards[0].bypassCount == 1)
 
@@ -310,5 +314,16 @@ struct WakeGuardMachineTests {
     let data = try JSONEncoder().encode(h.machine.guards)
     let decoded = try JSONDecoder().decode([WakeGuard].self, from: data)
     #expect(decoded == h.machine.guards)
+  }
+}
+
+extension TagUID {
+  /// A UID from bytes a test knows are a valid length.
+  fileprivate init(fixed bytes: [UInt8]) {
+    do {
+      try self.init(bytes: bytes)
+    } catch {
+      preconditionFailure("a test UID must have 4, 7 or 10 bytes")
+    }
   }
 }
