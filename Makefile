@@ -34,11 +34,19 @@ test-deps:
 build: deps
 	$(SWIFT) build
 
-# The demo form of the product: no reader, state in a local folder.
+# The demo form of the product: no reader (--simulate), state, config and socket in a local
+# folder. It runs in the foreground; drive it from a second terminal (README "Try it").
 demo: build
 	@mkdir -p $(DEMO_DIR)
-	$(SWIFT) run puckd --version
-	$(SWIFT) run puckctl calendar 06:30 --days weekdays --count 5
+	@[ -f $(DEMO_DIR)/puckd.conf ] || printf '%s\n' \
+	  '# Demo settings: quick retries so the loop is easy to watch.' \
+	  '[audio]' 'device = default' 'start_volume = 40%' 'ramp = 10s' \
+	  '[enforcement]' 'retry_delay = 10s' 'ring_timeout = 2min' > $(DEMO_DIR)/puckd.conf
+	@echo "puckd is starting in SIMULATED mode. In another terminal:"
+	@echo "  export PUCK_SOCKET=$(DEMO_DIR)/puckd.sock PATH=$(CURDIR)/.build/debug:\$$PATH"
+	@echo "  puckctl status"
+	$(CURDIR)/.build/debug/puckd --simulate --config $(DEMO_DIR)/puckd.conf \
+	  --state-dir $(DEMO_DIR)/state --socket $(DEMO_DIR)/puckd.sock
 
 test: test-deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors

@@ -1,4 +1,5 @@
 import CLinux
+import Dispatch
 import Glibc
 import PuckCore
 import PuckDevices
@@ -7,6 +8,8 @@ import PuckStorage
 /// A message from another thread (audio, reader) to the loop.
 enum LoopMessage: Sendable {
   case audio(AudioEvent)
+  /// The result of opening the audio device ahead of time (nil error: it opened).
+  case audioCheck(device: String, error: ALSAError?)
   case scan(TagUID, fresh: Bool)
   case reader(DeviceHealth)
 }
@@ -107,6 +110,7 @@ public final class Daemon {
     // or record whatever fell due while it was down.
     handle(.daemonStarted)
     processDue()
+    checkAudioDevice()
 
     try makeSocketDirectory()
     server = try ControlServer(path: options.socketPath, loop: loop) { [unowned self] client, request in
@@ -127,6 +131,7 @@ public final class Daemon {
       loadConfig(reloading: true)
       reloadZone()
       refreshSchedule()
+      checkAudioDevice()
     default:
       Log.notice("signal \(signal): shutting down; open wake-ups stay open on disk")
       loop.stop()
@@ -146,6 +151,15 @@ public final class Daemon {
   private func received(_ message: LoopMessage) {
     switch message {
     case .audio(let event): audioEvent(event)
+    case .audioCheck(let device, let error):
+      guard ringing == nil, rehearsal == nil, device == config.audio.device else { return }
+      if let error {
+        audioHealth = DeviceHealth(name: "audio", state: .fault, detail: "cannot open \(device): \(error)")
+        Log.error("audio: the device \(device) does not open: \(error) — an alarm would have no sound")
+      } else {
+        audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "\(device) opens")
+      }
+      updateStatus()
     case .scan(let uid, let fresh): tagScanned(uid, fresh: fresh)
     case .reader: break
     }
@@ -163,7 +177,12 @@ public final class Daemon {
         "audio: \(fault.description)\(ringing != nil ? " — the ring goes on (buzzer) and audio is retried" : "")"
       )
     case .stopped, .finished:
-      if audioHealth.state == .ok { audioHealth.detail = "idle on \(config.audio.device)" }
+      if audioHealth.state == .ok {
+        audioHealth.detail = "idle on \(config.audio.device)"
+      } else {
+        // The device failed during the ring that just ended: check it again now it is free.
+        checkAudioDevice()
+      }
     }
     updateStatus()
   }
@@ -202,6 +221,22 @@ public final class Daemon {
       audio = ALSARinger(device: ALSADevice(name: config.audio.device)) { event in inbox.post(.audio(event)) }
     }
     audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "idle on \(config.audio.device)")
+  }
+
+  /// Opens the audio device once, off the loop thread, so status can say before an alarm
+  /// whether it would sound (PRODUCT §7: checked ahead, not at fire time).
+  func checkAudioDevice() {
+    guard ringing == nil, rehearsal == nil else { return }
+    let ringer = audio
+    let inbox = loop.inbox
+    DispatchQueue.global().async {
+      do throws(ALSAError) {
+        try ringer.checkDevice()
+        inbox.post(.audioCheck(device: ringer.device.name, error: nil))
+      } catch {
+        inbox.post(.audioCheck(device: ringer.device.name, error: error))
+      }
+    }
   }
 
   /// Re-reads the system zone from the tz database (a tzdata update or a new /etc/localtime

@@ -7,6 +7,8 @@ import PuckStorage
 enum PuckCtl {
   static let usage = """
     usage: puckctl [--socket PATH] COMMAND [ARGS]
+    (the socket defaults to $PUCK_SOCKET, else /run/puckalarm/puckd.sock as root,
+    else $XDG_RUNTIME_DIR/puckalarm/puckd.sock)
 
     Commands:
       status [--json]             is the dock protected? next alarm, wake-ups, devices
@@ -30,7 +32,10 @@ enum PuckCtl {
   static func main() -> Int32 {
     var arguments = Array(CommandLine.arguments.dropFirst())
     let environment = ProcessInfo.processInfo.environment
-    var socketPath = StandardPaths(environment: environment, isRoot: geteuid() == 0).socket
+    // --socket, else $PUCK_SOCKET (handy for the demo), else the standard path.
+    var socketPath =
+      environment["PUCK_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? StandardPaths(environment: environment, isRoot: geteuid() == 0).socket
     if let first = arguments.first, first == "--socket" || first.hasPrefix("--socket=") {
       if first == "--socket" {
         guard arguments.count >= 2 else {
