@@ -11,6 +11,8 @@ final class DaemonHarness {
   let logPath: String
   let simulate: Bool
   let audio: PulseSink?
+  /// Added to puckd's environment (TZ, NOTIFY_SOCKET, WATCHDOG_USEC, …).
+  var environment: [String: String] = [:]
   private(set) var process: Process?
 
   /// Creates the folder and config; call `start()` to run the daemon.
@@ -53,6 +55,7 @@ final class DaemonHarness {
       environment["PULSE_SERVER"] = PulseServer.shared.address
       environment["PULSE_SINK"] = audio.name
     }
+    for (key, value) in self.environment { environment[key] = value }
     process.environment = environment
     if !FileManager.default.fileExists(atPath: logPath) {
       _ = FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -109,6 +112,18 @@ final class DaemonHarness {
   /// The open guards from status.
   func guards() throws -> [[String: Any]] {
     try status()["guards"] as? [[String: Any]] ?? []
+  }
+
+  /// Writes a state file in its versioned envelope before the daemon starts.
+  func writeState(_ name: String, payload: String) throws {
+    try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+    try #"{"payload": \#(payload), "schemaVersion": 1}"#.write(
+      toFile: stateDirectory + "/" + name, atomically: true, encoding: .utf8)
+  }
+
+  /// Sends a signal without waiting.
+  func signal(_ number: Int32) {
+    if let process { kill(process.processIdentifier, number) }
   }
 
   /// Pairs `uid` with two simulated scans.

@@ -1,0 +1,140 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Start-up, downtime, config reload and systemd notification, with real processes.
+@Suite("puckd lifecycle", .serialized)
+struct DaemonLifecycleTests {
+  /// `HH:MM:SS` and the ISO instant, in UTC, `offset` seconds from now.
+  private func utc(_ offset: TimeInterval) -> (time: String, iso: String) {
+    let date = Date().addingTimeInterval(offset)
+    let formatter = DateFormatter()
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.dateFormat = "HH:mm:ss"
+    let time = formatter.string(from: date)
+    formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss'Z'"
+    return (time, formatter.string(from: date))
+  }
+
+  private func dailyAlarm(at time: String) -> String {
+    #"{"alarms": [{"id": 1, "time": "\#(time)", "days": ["mon","tue","wed","thu","fri","sat","sun"], "label": "", "enabled": true, "requiresPuck": true}], "nextID": 2}"#
+  }
+
+  @Test("an alarm that fell due while the daemon was down rings on start when within the grace")
+  func lateWithinGrace() throws {
+    let dock = try DaemonHarness(audio: false)
+    dock.environment["TZ"] = "UTC"
+    try dock.writeState("alarms.json", payload: dailyAlarm(at: utc(-600).time))
+    try dock.writeState(
+      "guards.json",
+      payload: #"{"guards": [], "scheduledThrough": "\#(utc(-3600).iso)", "unacknowledgedMissed": []}"#)
+    try dock.start()
+    #expect(try dock.isRinging())
+    #expect(dock.log.contains("RINGING"))
+  }
+
+  @Test("an alarm due longer ago than the grace is recorded as missed, not rung")
+  func missedBeyondGrace() throws {
+    let dock = try DaemonHarness(audio: false)
+    dock.environment["TZ"] = "UTC"
+    try dock.writeState("alarms.json", payload: dailyAlarm(at: utc(-2400).time))
+    try dock.writeState(
+      "guards.json",
+      payload: #"{"guards": [], "scheduledThrough": "\#(utc(-3600).iso)", "unacknowledgedMissed": []}"#)
+    try dock.start()
+    #expect(try !dock.isRinging())
+    let missed = try dock.status()["missed"] as? [String] ?? []
+    #expect(missed.count == 1)
+    let history = try dock.ctl("history").stdout
+    #expect(history.contains("MISSED"))
+    #expect(try dock.ctl("acknowledge").status == 0)
+    #expect((try dock.status()["missed"] as? [String] ?? []).isEmpty)
+  }
+
+  @Test("a corrupt alarms file is kept aside, the last good copy used, and status reports it")
+  func corruptState() throws {
+    let dock = try DaemonHarness(audio: false)
+    try dock.start()
+    #expect(try dock.ctl("alarm", "add", "06:30", "--days", "weekdays").status == 0)
+    #expect(try dock.ctl("alarm", "add", "07:45", "--days", "weekends").status == 0)
+    dock.stop()
+    let path = dock.stateDirectory + "/alarms.json"
+    try Data("{\"payload\": {\"alarms\": [".utf8).write(to: URL(fileURLWithPath: path))
+    try dock.start()
+    let kept = try FileManager.default.contentsOfDirectory(atPath: dock.stateDirectory).filter {
+      $0.hasPrefix("alarms.json.corrupt-")
+    }
+    #expect(kept.count == 1)
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: dock.stateDirectory + "/" + kept[0]))
+        == Data("{\"payload\": {\"alarms\": [".utf8))
+    #expect(try dock.ctl("alarm", "list").stdout.contains("06:30"), "the last good copy is used")
+    let status = try dock.status()
+    #expect((status["problems"] as? [String] ?? []).contains { $0.contains("alarms.json") })
+    #expect(try dock.ctl("status").status == 1)
+  }
+
+  @Test("a bad config is reported with file and line; SIGHUP keeps the previous settings")
+  func badConfig() throws {
+    let dock = try DaemonHarness(config: "[enforcement]\nretry_delay = 20s\n", audio: false)
+    try dock.start()
+    try "[enforcement]\nretry_delay = 2s\n".write(toFile: dock.configPath, atomically: true, encoding: .utf8)
+    dock.signal(SIGHUP)
+    try waitUntil(timeout: 5, "the reload is logged") { dock.log.contains("puckd.conf:2:") }
+    #expect(dock.log.contains("keeping the previous settings"))
+    let problems = try dock.status()["problems"] as? [String] ?? []
+    #expect(problems.contains { $0.contains("puckd.conf:2:") && $0.contains("retry_delay") })
+  }
+
+  @Test("systemd hears READY=1, a STATUS= line and WATCHDOG=1 over NOTIFY_SOCKET")
+  func systemdNotify() throws {
+    let dock = try DaemonHarness(audio: false)
+    let listener = try NotifyListener(path: dock.directory.appendingPathComponent("notify").path)
+    dock.environment["NOTIFY_SOCKET"] = listener.path
+    dock.environment["WATCHDOG_USEC"] = "400000"
+    try dock.start()
+    var messages: [String] = []
+    try waitUntil(timeout: 5, "READY, STATUS and WATCHDOG arrive") {
+      messages += listener.drain()
+      let all = messages.joined(separator: "\n")
+      return all.contains("READY=1") && all.contains("STATUS=") && all.contains("WATCHDOG=1")
+    }
+    #expect(messages.joined(separator: "\n").contains("STATUS=no alarm scheduled"))
+  }
+}
+
+/// A datagram socket standing in for systemd's notify socket.
+final class NotifyListener {
+  let path: String
+  private let fd: Int32
+
+  init(path: String) throws {
+    self.path = path
+    fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+      for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+    }
+    let result = withUnsafePointer(to: &addr) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard result == 0 else { throw HarnessError("bind \(path) failed") }
+  }
+
+  deinit { close(fd) }
+
+  /// Every datagram waiting now.
+  func drain() -> [String] {
+    var messages: [String] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+      guard count > 0 else { return messages }
+      messages.append(String(decoding: buffer[0..<count], as: UTF8.self))
+    }
+  }
+}
