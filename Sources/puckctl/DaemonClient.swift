@@ -53,15 +53,17 @@ struct DaemonClient {
       offset += written
     }
     var buffer: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 16384)
+    var scanned = 0  // bytes of `buffer` already searched for a newline
+    var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
-      while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-        let line = buffer[..<newline]
-        let reply = try ControlWire.decodeReply(line)
+      while let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+        let reply = try ControlWire.decodeReply(buffer[..<newline])
         buffer.removeSubrange(...newline)
+        scanned = 0
         if reply.ok != nil { return reply }
         if let text = reply.progress { progress(text) }
       }
+      scanned = buffer.count
       let count = read(fd, &chunk, chunk.count)
       if count < 0 && errno == EINTR { continue }
       guard count > 0 else { throw ClientError.broken("puckd closed the connection without answering") }

@@ -120,7 +120,10 @@ final class ControlServer {
       do {
         let client = try Client(fd: fd, peer: peer, server: self)
         clients[fd] = client
-        try loop.watch(fd) { [unowned self, unowned client] _ in self.readable(client) }
+        try loop.watch(fd) { [unowned self, unowned client] events in
+          if events & EPOLLOUT.rawValue != 0 { self.flush(client) }
+          if events & ~EPOLLOUT.rawValue != 0 { self.readable(client) }
+        }
         try client.idleTimer.arm(after: Self.requestTimeout)
         try loop.watch(client.idleTimer.fd) { [unowned self, unowned client] _ in
           guard client.idleTimer.acknowledge() != nil, !client.isBusy else { return }
@@ -166,6 +169,9 @@ final class ControlServer {
     }
   }
 
+  /// Most a client may leave unread before it is dropped.
+  static let maxUnreadReplyBytes = 4 << 20
+
   fileprivate func flush(_ client: Client) {
     guard clients[client.fd] != nil else { return }
     while !client.outbox.isEmpty {
@@ -174,12 +180,21 @@ final class ControlServer {
       }
       if written < 0 {
         if errno == EINTR { continue }
-        // A client that does not read its replies is not worth blocking for.
+        if errno == EAGAIN || errno == EWOULDBLOCK {
+          // The client reads slowly: finish when its socket has room, never by blocking the loop.
+          guard client.outbox.count <= Self.maxUnreadReplyBytes else {
+            drop(client)
+            return
+          }
+          loop.change(client.fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue)
+          return
+        }
         drop(client)
         return
       }
       client.outbox.removeFirst(written)
     }
+    loop.change(client.fd, events: EPOLLIN.rawValue)
     if client.closeAfterFlush { drop(client) }
   }
 

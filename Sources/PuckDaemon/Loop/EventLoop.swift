@@ -42,6 +42,15 @@ final class EventLoop {
     tokens[fd] = token
   }
 
+  /// Changes which events `fd` is watched for (EPOLLIN, EPOLLOUT, …).
+  func change(_ fd: Int32, events: UInt32) {
+    guard let token = tokens[fd] else { return }
+    var event = epoll_event()
+    event.events = events
+    event.data.u64 = token
+    _ = epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event)
+  }
+
   /// Stops watching `fd` (call before closing it).
   func unwatch(_ fd: Int32) {
     guard let token = tokens.removeValue(forKey: fd) else { return }

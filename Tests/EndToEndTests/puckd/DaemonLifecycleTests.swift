@@ -87,6 +87,25 @@ struct DaemonLifecycleTests {
     #expect(problems.contains { $0.contains("puckd.conf:2:") && $0.contains("retry_delay") })
   }
 
+  @Test("a long history reaches puckctl whole, however slowly the socket drains")
+  func longHistory() throws {
+    let dock = try DaemonHarness(audio: false)
+    let line =
+      #"{"payload": {"outcome": "woke", "occurrence": {"alarmID": 1, "label": "gym", "time": "06:30", "#
+      + #""scheduledAt": "2026-03-30T03:30:00Z", "requiresPuck": true, "isOneShot": false}, "#
+      + #""openedAt": "2026-03-30T03:30:00Z", "closedAt": "2026-03-30T03:41:00Z", "bypassCount": 3, "rings": 4}, "#
+      + #""schemaVersion": 1}"#
+    try FileManager.default.createDirectory(atPath: dock.stateDirectory, withIntermediateDirectories: true)
+    try String(repeating: line + "\n", count: 6000).write(
+      toFile: dock.stateDirectory + "/history.jsonl", atomically: true, encoding: .utf8)
+    try dock.start()
+    let result = try dock.ctl("history", "--json")
+    #expect(result.status == 0)
+    let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+    #expect((object?["history"] as? [Any])?.count == 6000)
+    #expect(result.stdout.utf8.count > 1_000_000, "bigger than a socket buffer")
+  }
+
   @Test("systemd hears READY=1, a STATUS= line and WATCHDOG=1 over NOTIFY_SOCKET")
   func systemdNotify() throws {
     let dock = try DaemonHarness(audio: false)

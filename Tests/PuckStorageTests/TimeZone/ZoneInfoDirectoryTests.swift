@@ -17,7 +17,9 @@ private func compileZone(_ source: String, into directory: String) throws {
 }
 
 private func temporaryDirectory() throws -> String {
-  let path = FileManager.default.temporaryDirectory.appendingPathComponent("tzdir-\(UUID().uuidString.prefix(8))").path
+  let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "tzdir-\(UUID().uuidString.prefix(8))"
+  ).path
   try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
   return path
 }
@@ -71,7 +73,8 @@ struct ZoneInfoDirectoryTests {
     let zones = ZoneInfoDirectory(root: "/usr/share/zoneinfo", localtimePath: link, tzVariable: nil)
     #expect(zones.systemZoneName() == "Australia/Lord_Howe")
     #expect(try zones.systemZone().offset(at: july) == 10 * 3600 + 1800)
-    let missing = ZoneInfoDirectory(root: "/usr/share/zoneinfo", localtimePath: dir + "/nothing", tzVariable: nil)
+    let missing = ZoneInfoDirectory(
+      root: "/usr/share/zoneinfo", localtimePath: dir + "/nothing", tzVariable: nil)
     #expect(try missing.systemZone().offset(at: july) == 0, "no /etc/localtime means UTC, as in glibc")
   }
 }
