@@ -12,7 +12,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libaso
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps demo test lint format clean
+.PHONY: all build deps test-deps demo test lint format clean bench
 
 all: build
 
@@ -60,3 +60,9 @@ format:
 
 clean:
 	rm -rf .build
+
+# Figures, not assertions: idle cost, socket round trip, alarm and scan latency, and the
+# calendar against systemd-analyze. Uses a release build.
+bench: deps
+	$(SWIFT) build -c release
+	python3 bench/puckd-bench.py .build/release
