@@ -67,23 +67,14 @@ final class ControlServer {
     listener = try systemCall("socket") {
       socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
     }
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+    guard let address = UnixSocketAddress(path) else {
       close(listener)
       throw SystemError("bind", code: ENAMETOOLONG)
     }
-    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-      for (index, byte) in bytes.enumerated() { raw[index] = byte }
-    }
     unlink(path)
-    let length = socklen_t(MemoryLayout<sockaddr_un>.size)
     do {
-      try withUnsafePointer(to: &addr) { (pointer) throws(SystemError) in
-        try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (address) throws(SystemError) in
-          _ = try systemCall("bind") { bind(listener, address, length) }
-        }
+      try address.withSockaddr { (pointer, length) throws(SystemError) in
+        _ = try systemCall("bind") { bind(listener, pointer, length) }
       }
       chmod(path, 0o666)
       try systemCall("listen") { listen(listener, 16) }

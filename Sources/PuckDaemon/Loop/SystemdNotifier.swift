@@ -26,22 +26,10 @@ struct SystemdNotifier {
     let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return }
     defer { close(fd) }
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    var path = Array(address.utf8)
-    // An address starting with `@` is in the abstract namespace: a leading NUL byte.
-    if path.first == UInt8(ascii: "@") { path[0] = 0 }
-    let capacity = MemoryLayout.size(ofValue: addr.sun_path)
-    guard path.count < capacity else { return }
-    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-      for (index, byte) in path.enumerated() { raw[index] = byte }
-    }
-    let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count)
+    guard let destination = UnixSocketAddress(address) else { return }
     let bytes = Array(message.utf8)
-    _ = withUnsafePointer(to: &addr) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
-        sendto(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL), sockaddrPointer, length)
-      }
+    _ = destination.withSockaddr { pointer, length in
+      sendto(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL), pointer, length)
     }
   }
 }

@@ -130,18 +130,8 @@ final class NotifyListener {
 
   init(path: String) throws {
     self.path = path
-    fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-      for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-    }
-    let result = withUnsafePointer(to: &addr) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard result == 0 else { throw HarnessError("bind \(path) failed") }
+    fd = unixSocket(SOCK_DGRAM, path: path, bind: true)
+    guard fd >= 0 else { throw HarnessError("bind \(path) failed") }
   }
 
   deinit { close(fd) }

@@ -168,18 +168,8 @@ final class RawClient {
   let fd: Int32
 
   init(path: String) throws {
-    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-      for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-    }
-    let result = withUnsafePointer(to: &addr) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard result == 0 else { throw HarnessError("connect failed") }
+    fd = unixSocket(SOCK_STREAM, path: path)
+    guard fd >= 0 else { throw HarnessError("connect failed") }
   }
 
   deinit { close(fd) }
