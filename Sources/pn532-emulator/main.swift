@@ -47,7 +47,7 @@ func hexBytes(_ text: Substring) -> [UInt8]? {
 
 func describe(_ emulator: PN532Emulator) -> String {
   let tag = emulator.tag.map { tag in
-    tag.uid.map { String($0, radix: 16, uppercase: true) }.joined(separator: ":")
+    tag.uid.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined(separator: ":")
   }
   let counts = emulator.commandCounts.sorted { $0.key < $1.key }.map { code, count in
     let name = PN532Command(rawValue: code).map { "\($0)" } ?? "0x" + String(code, radix: 16)

@@ -5,6 +5,16 @@ import Synchronization
 /// own opens the device, polls it with short bounded calls while enabled, keeps the field off
 /// while not, and reopens it with backoff when it fails.
 ///
+/// For the daemon: make one at start-up from `[reader] device` (`auto` → nil connstring;
+/// `simulated` → no `NFCTagReader` at all), `start()` it, enable it while a wake guard is open
+/// or a pairing waits, call `checkHealth()` before each alarm and `checkProgress()` on the
+/// watchdog tick, and act only on `.scanned(uid, fresh: true)` (a `fresh: false` scan is a
+/// puck left on the reader: say "take it away and scan again"). Faults never stop it: it keeps
+/// reopening the device, so a reader plugged back in is found again.
+///
+/// libnfc reads `LIBNFC_AUTO_SCAN`, `LIBNFC_INTRUSIVE_SCAN`, `LIBNFC_LOG_LEVEL` and
+/// `/etc/nfc/libnfc.conf` at each open; its own error lines go to stderr.
+///
 /// Synchronisation: `Sendable` without `@unchecked`. The `NFCDevice` lives on the reader's
 /// thread alone; what other threads may touch (enabled, requests, heartbeat, last health) is
 /// behind a `Mutex` in `ReaderControl`, and a self-pipe wakes the thread when it changes.
