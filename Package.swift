@@ -38,9 +38,14 @@ let package = Package(
     .executableTarget(name: "puckd", dependencies: ["PuckDaemon"]),
     .executableTarget(name: "puckctl", dependencies: ["PuckCore", "PuckStorage"]),
 
+    // Test tooling: a PN532 on a pseudo-terminal, answering libnfc's pn532_uart driver.
+    .target(name: "PN532Emulator"),
+    .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator"]),
+
     .testTarget(name: "PuckCoreTests", dependencies: ["PuckCore"]),
     .testTarget(name: "PuckStorageTests", dependencies: ["PuckStorage", "PuckCore"]),
-    .testTarget(name: "PuckDevicesTests", dependencies: ["PuckDevices", "PuckCore"]),
+    .testTarget(name: "PuckDevicesTests", dependencies: ["PuckDevices", "PuckCore", "PN532Emulator"]),
+    .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator"]),
     .testTarget(name: "EndToEndTests", dependencies: ["PuckCore"]),
   ],
   swiftLanguageModes: [.v6]

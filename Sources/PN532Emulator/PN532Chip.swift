@@ -1,0 +1,197 @@
+/// What the emulated chip does with one command: the pure part of the emulator, with no I/O,
+/// so it can be driven directly in tests.
+///
+/// It answers the commands libnfc 1.8's `pn532_uart` driver and the `pn53x` chip layer send
+/// (open: SAMConfiguration, Diagnose, GetFirmwareVersion, SetParameters, Read/WriteRegister,
+/// RFConfiguration; polling: InListPassiveTarget, InDeselect, InRelease; idle: InRelease,
+/// RFConfiguration, PowerDown) the way a PN532 v1.6 does, and the rest sensibly: commands for a
+/// partner that is not there (DEP, target mode) end in the timeout status or a syntax error.
+public struct PN532Chip: Sendable {
+  /// The answer to one command.
+  public enum Reply: Hashable, Sendable {
+    /// A response frame's data after its response code (command code + 1).
+    case response([UInt8])
+    /// The chip's syntax-error frame: it could not make sense of the command.
+    case syntaxError
+  }
+
+  /// The tag on the antenna, if any.
+  public var tag: EmulatedTag?
+  /// Whether the RF field is on. InListPassiveTarget switches it on, as the real chip does;
+  /// RFConfiguration item 1 and PowerDown switch it off.
+  public private(set) var fieldOn = false
+  /// Whether the last command was PowerDown (the chip sleeps until the host wakes it).
+  public private(set) var poweredDown = false
+  /// The CIU and SFR registers written so far, read back by ReadRegister (unwritten ones read 0).
+  public private(set) var registers: [UInt16: UInt8] = [:]
+  /// The SetParameters flags.
+  public private(set) var parameters: UInt8 = 0
+  /// The SAM mode from SAMConfiguration (1 normal, 2 virtual card, 3 wired card, 4 dual card).
+  public private(set) var samMode: UInt8 = 1
+  /// Whether the tag was activated by InListPassiveTarget and not released since.
+  public private(set) var targetListed = false
+
+  /// The status bytes of the PN532's response frames (UM0701-02 §7.1).
+  enum Status {
+    static let success: UInt8 = 0x00
+    /// The target did not answer in time.
+    static let timeout: UInt8 = 0x01
+    /// The command is not acceptable in the current context (no such target, say).
+    static let notAcceptable: UInt8 = 0x27
+  }
+
+  /// A chip in its power-on state (field off, every register at zero), with `tag` on the antenna.
+  public init(tag: EmulatedTag? = nil) {
+    self.tag = tag
+  }
+
+  /// Runs one command (code first, then parameters) and says what the chip answers.
+  public mutating func handle(_ command: [UInt8]) -> Reply {
+    guard let code = command.first else { return .syntaxError }
+    let parameters = Array(command.dropFirst())
+    poweredDown = false
+    guard let known = PN532Command(rawValue: code) else { return .syntaxError }
+    switch known {
+    case .diagnose: return diagnose(parameters)
+    case .getFirmwareVersion: return .response([0x32, 0x01, 0x06, 0x07])  // PN532 v1.6, ISO A, B, 18092
+    case .getGeneralStatus: return generalStatus()
+    case .readRegister: return readRegisters(parameters)
+    case .writeRegister: return writeRegisters(parameters)
+    case .readGPIO: return .response([0xFF, 0xFF, 0x00])
+    case .writeGPIO, .setSerialBaudRate: return .response([])
+    case .setParameters:
+      guard let flags = parameters.first else { return .syntaxError }
+      self.parameters = flags
+      return .response([])
+    case .samConfiguration:
+      guard let mode = parameters.first, (1...4).contains(mode) else { return .syntaxError }
+      samMode = mode
+      return .response([])
+    case .powerDown:
+      guard !parameters.isEmpty else { return .syntaxError }
+      fieldOn = false
+      poweredDown = true
+      return .response([Status.success])
+    case .rfConfiguration: return rfConfiguration(parameters)
+    case .inListPassiveTarget: return listPassiveTarget(parameters)
+    case .inDataExchange: return dataExchange(parameters)
+    case .inCommunicateThru:
+      // Raw frames are how libnfc probes type B, ST SRx and iClass cards; the emulated tag is
+      // type A and never answers them.
+      return .response([Status.timeout])
+    case .inDeselect:
+      return .response([Status.success])
+    case .inRelease:
+      targetListed = false
+      return .response([Status.success])
+    case .inSelect:
+      guard targetListed else { return .response([Status.notAcceptable]) }
+      return .response([tag == nil ? Status.timeout : Status.success])
+    case .inAutoPoll: return autoPoll(parameters)
+    case .inJumpForDEP, .inJumpForPSL, .inATR, .inPSL:
+      // No NFC-DEP partner is ever in the field.
+      return .response([Status.timeout])
+    case .rfRegulationTest, .tgInitAsTarget, .tgSetGeneralBytes, .tgGetData, .tgSetData, .tgSetMetaData,
+      .tgGetInitiatorCommand, .tgResponseToInitiator, .tgGetTargetStatus:
+      // Target mode is not emulated; a syntax error makes libnfc fail fast instead of waiting.
+      return .syntaxError
+    }
+  }
+
+  private func diagnose(_ parameters: [UInt8]) -> Reply {
+    guard let test = parameters.first else { return .syntaxError }
+    switch test {
+    case 0x00:
+      // Communication line test: the chip echoes the test number and the data.
+      return .response(parameters)
+    case 0x06:
+      // Card presence detection.
+      return .response([targetListed && tag != nil ? Status.success : Status.timeout])
+    default:
+      return .response([Status.success])
+    }
+  }
+
+  private func generalStatus() -> Reply {
+    var status: [UInt8] = [Status.success, fieldOn ? 0x01 : 0x00]
+    if targetListed, tag != nil {
+      status += [0x01, 0x01, 0x00, 0x00, 0x00]  // one target, Tg 1, 106 kbps both ways, type A
+    } else {
+      status.append(0x00)
+    }
+    status.append(0x00)  // SAM status
+    return .response(status)
+  }
+
+  private func readRegisters(_ parameters: [UInt8]) -> Reply {
+    guard !parameters.isEmpty, parameters.count % 2 == 0 else { return .syntaxError }
+    var values: [UInt8] = []
+    for index in stride(from: 0, to: parameters.count, by: 2) {
+      let address = UInt16(parameters[index]) << 8 | UInt16(parameters[index + 1])
+      values.append(registers[address] ?? 0)
+    }
+    return .response(values)
+  }
+
+  private mutating func writeRegisters(_ parameters: [UInt8]) -> Reply {
+    guard !parameters.isEmpty, parameters.count % 3 == 0 else { return .syntaxError }
+    for index in stride(from: 0, to: parameters.count, by: 3) {
+      let address = UInt16(parameters[index]) << 8 | UInt16(parameters[index + 1])
+      registers[address] = parameters[index + 2]
+    }
+    return .response([])
+  }
+
+  private mutating func rfConfiguration(_ parameters: [UInt8]) -> Reply {
+    guard let item = parameters.first else { return .syntaxError }
+    if item == 0x01 {
+      // RF field: bit 0 switches it, bit 1 is AutoRFCA.
+      guard parameters.count >= 2 else { return .syntaxError }
+      fieldOn = parameters[1] & 0x01 != 0
+      if !fieldOn { targetListed = false }
+    }
+    // Timings, retry counts and analog settings are accepted and have no visible effect.
+    return .response([])
+  }
+
+  private mutating func listPassiveTarget(_ parameters: [UInt8]) -> Reply {
+    guard parameters.count >= 2, (1...2).contains(parameters[0]) else { return .syntaxError }
+    let baudAndType = parameters[1]
+    let initiatorData = Array(parameters.dropFirst(2))
+    fieldOn = true
+    targetListed = false
+    // 0x00 is 106 kbps type A; FeliCa, type B and Jewel never find anything here.
+    guard baudAndType == 0x00, let tag,
+      initiatorData.isEmpty || initiatorData == tag.uid || initiatorData == tag.cascadedUID
+    else { return .response([0x00]) }
+    targetListed = true
+    return .response([0x01, 0x01] + targetData(tag))
+  }
+
+  private func targetData(_ tag: EmulatedTag) -> [UInt8] {
+    [UInt8(tag.atqa >> 8), UInt8(tag.atqa & 0xFF), tag.sak, UInt8(tag.uid.count)] + tag.uid
+  }
+
+  private func dataExchange(_ parameters: [UInt8]) -> Reply {
+    guard parameters.count >= 2 else { return .syntaxError }
+    guard targetListed else { return .response([Status.notAcceptable]) }
+    guard tag != nil, fieldOn else { return .response([Status.timeout]) }
+    if parameters[1] == 0x30 {
+      // A type 2 READ answers four pages; the emulated memory is blank.
+      return .response([Status.success] + [UInt8](repeating: 0, count: 16))
+    }
+    return .response([Status.success])
+  }
+
+  private mutating func autoPoll(_ parameters: [UInt8]) -> Reply {
+    guard parameters.count >= 3 else { return .syntaxError }
+    let wanted = parameters.dropFirst(2)
+    // Generic 106 kbps type A, MIFARE, ISO 14443-4 type A: the types a type A tag answers to.
+    let typeA: [UInt8] = tag.map { $0.sak & 0x20 != 0 ? [0x00, 0x20, 0x10] : [0x00, 0x10] } ?? []
+    fieldOn = true
+    guard let tag, let type = wanted.first(where: typeA.contains) else { return .response([0x00]) }
+    targetListed = true
+    let data: [UInt8] = [0x01] + targetData(tag)
+    return .response([0x01, type, UInt8(data.count)] + data)
+  }
+}

@@ -1,0 +1,309 @@
+import Glibc
+import Synchronization
+
+/// A PN532 on a pseudo-terminal, speaking the HSU frames libnfc's `pn532_uart` driver sends,
+/// so the real libnfc can be tested without a reader: open `pn532_uart:<path>`.
+///
+/// Tests lay tags on it (`present`, `remove`), make it die in the ways readers die
+/// (`goSilent`: the chip stops answering; `kill`: the serial device disappears) and bring it
+/// back (`revive`, `restart` behind the same symlink), and count the commands it received.
+///
+/// Synchronisation: `Sendable` without `@unchecked`. Everything mutable — the chip, the
+/// counters, the requests to the read thread — is in one `Mutex`. The pseudo-terminal's
+/// descriptors belong to the read thread alone; other threads ask it to swap or close them
+/// through the mutex and wait until it has.
+public final class PN532Emulator: Sendable {
+  /// The stable path given at creation (a symlink to the current pseudo-terminal), if any.
+  public let linkPath: String?
+  private let shared = Shared()
+
+  /// The state shared with the read thread; a class so the thread can hold it without holding
+  /// the emulator (whose `deinit` stops the thread).
+  private final class Shared: Sendable {
+    private let mutex = Mutex(SharedState())
+
+    func withLock<Result>(_ body: (inout sending SharedState) -> sending Result) -> sending Result {
+      mutex.withLock(body)
+    }
+  }
+
+  /// What the read thread is asked to do with its pseudo-terminal.
+  private enum Request: Sendable {
+    case adopt(PseudoTerminal)
+    case close
+    case stop
+  }
+
+  private struct SharedState: Sendable {
+    var chip = PN532Chip()
+    var silent = false
+    var counts: [UInt8: Int] = [:]
+    var acks = 0
+    var nacks = 0
+    var damaged = 0
+    var lastResponse: [UInt8] = []
+    var ptyPath: String?
+    var request: Request?
+    var stopped = false
+  }
+
+  /// Opens a pseudo-terminal, points `linkPath` (when given) at it, and starts answering.
+  public init(linkPath: String? = nil) throws(PN532EmulatorError) {
+    self.linkPath = linkPath
+    let pty = try PseudoTerminal.open()
+    do {
+      if let linkPath { try pointSymlink(linkPath, at: pty.path) }
+      shared.withLock { $0.ptyPath = pty.path }
+      let shared = self.shared
+      try EmulatorThread.start { Self.run(pty, shared) }
+    } catch {
+      pty.close()
+      if let linkPath { unlink(linkPath) }
+      throw error
+    }
+  }
+
+  deinit {
+    shutdown()
+  }
+
+  /// The path a client should open: the symlink when there is one, else the current
+  /// pseudo-terminal (nil while killed).
+  public var path: String? {
+    linkPath ?? ptyPath
+  }
+
+  /// The libnfc connection string for this emulator, `pn532_uart:<path>`.
+  public var connstring: String? {
+    path.map { "pn532_uart:" + $0 }
+  }
+
+  /// The current pseudo-terminal's slave path (`/dev/pts/N`), nil while killed.
+  public var ptyPath: String? {
+    shared.withLock { $0.ptyPath }
+  }
+
+  /// Lays a tag on the antenna (replacing any other). Without `atqa`/`sak`, defaults by UID
+  /// length (see `EmulatedTag`).
+  public func present(uid: [UInt8], atqa: UInt16? = nil, sak: UInt8? = nil) {
+    shared.withLock { $0.chip.tag = EmulatedTag(uid: uid, atqa: atqa, sak: sak) }
+  }
+
+  /// Takes the tag away.
+  public func remove() {
+    shared.withLock { $0.chip.tag = nil }
+  }
+
+  /// The tag on the antenna, if any.
+  public var tag: EmulatedTag? {
+    shared.withLock { $0.chip.tag }
+  }
+
+  /// Stops answering anything, ACKs included, while still reading (and counting) what the host
+  /// sends: a chip that hung or lost power behind a live serial line.
+  public func goSilent() {
+    shared.withLock { $0.silent = true }
+  }
+
+  /// Answers again after `goSilent`.
+  public func revive() {
+    shared.withLock { $0.silent = false }
+  }
+
+  /// Whether the emulator currently ignores the host.
+  public var isSilent: Bool {
+    shared.withLock { $0.silent }
+  }
+
+  /// Closes the pseudo-terminal (a client's descriptor hangs up) and removes the symlink, as
+  /// when a USB serial adapter is pulled. Returns when it is closed.
+  public func kill() {
+    send(.close)
+    if let linkPath { unlink(linkPath) }
+  }
+
+  /// Opens a new pseudo-terminal and points the symlink at it, as when the adapter is plugged
+  /// back in (the device number changes, the stable path does not). The chip starts over in
+  /// its power-on state; the tag and the counters are kept.
+  public func restart() throws(PN532EmulatorError) {
+    let pty = try PseudoTerminal.open()
+    send(.adopt(pty))
+    if let linkPath { try pointSymlink(linkPath, at: pty.path) }
+  }
+
+  /// Stops the read thread, closes the pseudo-terminal and removes the symlink. Idempotent.
+  public func shutdown() {
+    let alreadyStopped = shared.withLock { $0.stopped }
+    guard !alreadyStopped else { return }
+    send(.stop)
+    if let linkPath { unlink(linkPath) }
+  }
+
+  /// How many frames carrying `command` arrived (including those ignored while silent).
+  public func count(of command: PN532Command) -> Int {
+    shared.withLock { $0.counts[command.rawValue] ?? 0 }
+  }
+
+  /// Every command code received, with how many times.
+  public var commandCounts: [UInt8: Int] {
+    shared.withLock { $0.counts }
+  }
+
+  /// ACK frames the host sent (libnfc sends one to abort a command).
+  public var acksReceived: Int {
+    shared.withLock { $0.acks }
+  }
+
+  /// NACK frames the host sent.
+  public var nacksReceived: Int {
+    shared.withLock { $0.nacks }
+  }
+
+  /// Frames dropped for a bad length, checksum or frame identifier.
+  public var damagedFrames: Int {
+    shared.withLock { $0.damaged }
+  }
+
+  /// Whether the RF field is on (InListPassiveTarget switches it on; libnfc's `nfc_idle`
+  /// switches it off).
+  public var isFieldOn: Bool {
+    shared.withLock { $0.chip.fieldOn }
+  }
+
+  /// Whether the last command put the chip to sleep (PowerDown).
+  public var isPoweredDown: Bool {
+    shared.withLock { $0.chip.poweredDown }
+  }
+
+  /// Hands a request to the read thread and waits (up to 2 s) until it has been carried out.
+  private func send(_ request: Request) {
+    let deadline = Self.monotonicNow() + 2_000_000_000
+    // One request at a time: wait for an earlier caller's to finish.
+    while Self.monotonicNow() < deadline {
+      let posted = shared.withLock { state -> Bool in
+        guard !state.stopped else { return true }
+        guard state.request == nil else { return false }
+        state.request = request
+        return true
+      }
+      if posted { break }
+      Self.pause()
+    }
+    while Self.monotonicNow() < deadline {
+      let done = shared.withLock { $0.request == nil || $0.stopped }
+      if done { return }
+      Self.pause()
+    }
+  }
+
+  // MARK: - The read thread
+
+  private static func run(_ initial: PseudoTerminal, _ shared: Shared) {
+    var pty: PseudoTerminal? = initial
+    var decoder = HSUFrameDecoder()
+    var buffer = [UInt8](repeating: 0, count: 512)
+    while true {
+      // Carry out a request before clearing it, so the requester sees it done.
+      let request = shared.withLock { $0.request }
+      switch request {
+      case .adopt(let next)?:
+        pty?.close()
+        pty = next
+        decoder = HSUFrameDecoder()
+        shared.withLock {
+          $0.chip = PN532Chip(tag: $0.chip.tag)
+          $0.lastResponse = []
+          $0.ptyPath = next.path
+          $0.request = nil
+        }
+      case .close?:
+        pty?.close()
+        pty = nil
+        shared.withLock {
+          $0.ptyPath = nil
+          $0.request = nil
+        }
+      case .stop?:
+        pty?.close()
+        shared.withLock {
+          $0.ptyPath = nil
+          $0.stopped = true
+          $0.request = nil
+        }
+        return
+      case nil:
+        break
+      }
+      guard let current = pty else {
+        pause()
+        continue
+      }
+      var descriptor = pollfd(fd: current.master, events: Int16(POLLIN), revents: 0)
+      guard poll(&descriptor, 1, 20) > 0 else { continue }
+      let count = read(current.master, &buffer, buffer.count)
+      guard count > 0 else {
+        pause()
+        continue
+      }
+      for frame in decoder.feed(buffer[0..<count]) {
+        let output = shared.withLock { Self.answer(frame, &$0) }
+        if !output.isEmpty { writeAll(output, to: current.master) }
+      }
+    }
+  }
+
+  /// What the chip sends back for one host frame: an ACK and the response, the last response
+  /// again for a NACK, nothing while silent or for an ACK (nothing runs long enough to abort).
+  private static func answer(_ frame: HostFrame, _ state: inout SharedState) -> [UInt8] {
+    switch frame {
+    case .command(let bytes):
+      if let code = bytes.first { state.counts[code, default: 0] += 1 }
+      guard !state.silent else { return [] }
+      let response: [UInt8]
+      switch state.chip.handle(bytes) {
+      case .response(let data):
+        response = HSUFrame.information([bytes[0] &+ 1] + data, tfi: HSUFrame.chipToHost)
+      case .syntaxError:
+        response = HSUFrame.syntaxError
+      }
+      state.lastResponse = response
+      return HSUFrame.ack + response
+    case .ack:
+      state.acks += 1
+      return []
+    case .nack:
+      state.nacks += 1
+      return state.silent ? [] : state.lastResponse
+    case .damaged:
+      state.damaged += 1
+      return []
+    }
+  }
+
+  private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+    var offset = 0
+    var attempts = 0
+    while offset < bytes.count, attempts < 100 {
+      let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+      if written > 0 {
+        offset += written
+      } else {
+        // The pseudo-terminal's buffer is full (nobody reads the slave): wait a little, then
+        // give up on this response as a UART would.
+        attempts += 1
+        pause()
+      }
+    }
+  }
+
+  private static func pause() {
+    var interval = timespec(tv_sec: 0, tv_nsec: 2_000_000)
+    nanosleep(&interval, nil)
+  }
+
+  private static func monotonicNow() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+  }
+}

@@ -1,0 +1,46 @@
+import PuckCore
+
+/// What a tag reader tells its owner. Delivered on the reader's own thread, in order; the
+/// handler must not block (the daemon posts each event into its loop).
+public enum TagReaderEvent: Hashable, Sendable {
+  /// A tag arrived on the reader. `fresh` is false for a tag that was already lying there when
+  /// polling was enabled (or when the reader came back after a fault): it does not count as a
+  /// scan until it has been taken away and presented again (PRODUCT §2.7). A tag that stays
+  /// produces one event, not one per poll.
+  case scanned(TagUID, fresh: Bool)
+  /// The tag that was on the reader was taken away.
+  case removed
+  /// The reader's health changed, or was asked for (`checkHealth`): `ok` with the chip and
+  /// where it is ("PN532 v1.6 on pn532_uart:/dev/serial0"), or `fault` with what to try.
+  case health(DeviceHealth)
+}
+
+/// A source of tag scans: the libnfc reader (`NFCTagReader`), or a stand-in for simulation and
+/// tests. Events go to the handler given when the reader was made.
+public protocol TagReader: AnyObject, Sendable {
+  /// Starts the reader's thread: it opens the device, reports its health and then polls or
+  /// idles as `setEnabled` says. Call once.
+  func start()
+
+  /// Polls for tags (RF field on) while enabled; otherwise the field is off and the reader is
+  /// not polled, only probed for health now and then. The daemon enables it while a wake guard
+  /// is open or a pairing is waiting for a tag. Each enabling starts a new presence baseline:
+  /// a tag already lying there is reported with `fresh: false`.
+  func setEnabled(_ enabled: Bool)
+
+  /// Asks the reader to check that it can talk to the device now; the answer comes as a
+  /// `.health` event (always, even when unchanged). The daemon asks before each alarm.
+  func checkHealth()
+
+  /// The watchdog: nil while the reader's thread keeps making progress; a fault once it has
+  /// been stuck (inside a C call, say) for longer than its limit, reported as a `.health`
+  /// event the first time. The owner calls it now and then, e.g. on its own watchdog tick.
+  func checkProgress() -> DeviceHealth?
+
+  /// The last health the reader reported.
+  var health: DeviceHealth { get }
+
+  /// Stops polling, switches the field off, closes the device and ends the thread. Returns
+  /// when the thread has finished, or after a few seconds if it is stuck.
+  func stop()
+}
