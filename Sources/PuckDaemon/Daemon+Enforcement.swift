@@ -158,9 +158,17 @@ extension Daemon {
     return best
   }
 
-  /// Arms the wall timer for the earliest of the next alarm and the next retry.
+  /// Arms the wall timer for the earliest of the next alarm and the next retry, the pre-alarm
+  /// device check a minute before the alarm, and the reader's polling.
   func refreshSchedule() {
-    let deadlines = [nextAlarm()?.at, machine.nextRetry].compactMap { $0 }
+    updateReaderPolling()
+    let next = nextAlarm()
+    if let at = next?.at, at.seconds(since: now) > 60 {
+      try? preAlarmTimer.arm(at: at.adding(seconds: -60))
+    } else {
+      preAlarmTimer.disarm()
+    }
+    let deadlines = [next?.at, machine.nextRetry].compactMap { $0 }
     if let earliest = deadlines.min() {
       do {
         try wallTimer.arm(at: earliest)

@@ -215,6 +215,7 @@ extension Daemon {
       }
       client.isBusy = true
       pairing = PairingSession(client: client, timer: timer, first: nil)
+      updateReaderPolling()
       Log.info("pairing: waiting for a tag (\(timeout) s)")
       let source = options.simulate ? " (simulated: send it with puckctl scan UID)" : ""
       client.send(.progress("waiting for a tag on the reader\(source)… (\(timeout) s)"))
@@ -263,6 +264,7 @@ extension Daemon {
     loop.unwatch(session.timer.fd)
     session.client.isBusy = false
     if !session.client.isClosed { session.client.send(reply) }
+    updateReaderPolling()
     updateStatus()
   }
 

@@ -6,15 +6,7 @@ import PuckStorage
 extension Daemon {
   /// Every device as status and `puckctl test` show it.
   func deviceHealth() -> [DeviceHealth] {
-    let reader: DeviceHealth
-    if options.simulate {
-      reader = DeviceHealth(
-        name: "reader", state: .simulated, detail: "no reader; scans come from 'puckctl scan UID'")
-    } else {
-      reader = DeviceHealth(
-        name: "reader", state: .fault,
-        detail: "\(config.reader.device): this build has no libnfc reader support yet; use --simulate")
-    }
+    let reader = readerHealth
     let buzzer = DeviceHealth(
       name: "buzzer", state: .absent,
       detail: config.buzzer == nil ? "not configured" : "GPIO support not built yet")

@@ -10,14 +10,13 @@ enum LoopMessage: Sendable {
   case audio(AudioEvent)
   /// The result of opening the audio device ahead of time (nil error: it opened).
   case audioCheck(device: String, error: ALSAError?)
-  case scan(TagUID, fresh: Bool)
-  case reader(DeviceHealth)
+  case reader(TagReaderEvent)
 }
 
 /// `puckd`: owns all mutable state on one event loop thread. The wake-guard machine in PuckCore
 /// decides; this class performs its effects (ring, timers, files) and feeds events back.
 public final class Daemon {
-  let options: DaemonOptions
+  var options: DaemonOptions
   let loop: EventLoop
   let zones: ZoneInfoDirectory
   let notifier: SystemdNotifier
@@ -51,6 +50,12 @@ public final class Daemon {
   var server: ControlServer?
   var localtimeWatch: Int32 = -1
 
+  /// The libnfc reader; nil when simulated.
+  var reader: (any TagReader)?
+  var readerHealth = DeviceHealth(name: "reader", state: .absent, detail: "not started")
+  /// Before each alarm the reader and the audio device are checked (CLOCK_REALTIME).
+  let preAlarmTimer: Timer
+
   var audio: ALSARinger
   var audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "idle")
   /// What is ringing now and why: a wake guard, or a `puckctl test` rehearsal.
@@ -72,6 +77,7 @@ public final class Daemon {
     wallTimer = try Timer(.wallClock)
     ringTimer = try Timer(.monotonic)
     watchdogTimer = try Timer(.monotonic)
+    preAlarmTimer = try Timer(.wallClock)
     state = try StateDirectory(path: options.stateDirectory)
     history = HistoryLog(directory: state)
     pairingFile = PairingFile(directory: state)
@@ -86,8 +92,14 @@ public final class Daemon {
       "puckd \(ProductVersion.current) starting\(options.simulate ? " in SIMULATED mode (no reader)" : ""); "
         + "state \(options.stateDirectory), socket \(options.socketPath)")
     loadConfig(reloading: false)
+    if case .simulated = config.reader.device, !options.simulate {
+      // `device = simulated` in the config is as explicit as the flag.
+      Log.notice("[reader] device = simulated: running without a reader")
+      options.simulate = true
+    }
     reloadZone()
     loadState()
+    startReader()
 
     loop.onMessage = { [unowned self] message in self.received(message) }
     try loop.watch(signals.fd) { [unowned self] _ in
@@ -97,6 +109,11 @@ public final class Daemon {
       guard let firing = self.wallTimer.acknowledge() else { return }
       if firing == .clockStepped { Log.notice("the system clock was stepped; recomputing alarms") }
       self.processDue()
+    }
+    try loop.watch(preAlarmTimer.fd) { [unowned self] _ in
+      guard self.preAlarmTimer.acknowledge() == .expired else { return }
+      self.reader?.checkHealth()
+      self.checkAudioDevice()
     }
     try loop.watch(ringTimer.fd) { [unowned self] _ in
       guard self.ringTimer.acknowledge() != nil else { return }
@@ -142,6 +159,7 @@ public final class Daemon {
   private func shutdown() {
     notifier.send("STOPPING=1")
     audio.stop()
+    reader?.stop()
     _ = audio.waitUntilStopped(timeout: .seconds(2))
     saveRecord()
     server?.shutdown()
@@ -160,8 +178,7 @@ public final class Daemon {
         audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "\(device) opens")
       }
       updateStatus()
-    case .scan(let uid, let fresh): tagScanned(uid, fresh: fresh)
-    case .reader: break
+    case .reader(let event): readerEvent(event)
     }
   }
 
@@ -354,6 +371,8 @@ public final class Daemon {
       guard self.watchdogTimer.acknowledge() != nil else { return }
       self.notifier.send("WATCHDOG=1")
       try? self.watchdogTimer.arm(after: interval)
+      // A reader thread stuck inside libnfc is found here and reported as a fault.
+      _ = self.reader?.checkProgress()
     }
   }
 }
