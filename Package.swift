@@ -46,7 +46,7 @@ let package = Package(
     .testTarget(name: "PuckStorageTests", dependencies: ["PuckStorage", "PuckCore"]),
     .testTarget(name: "PuckDevicesTests", dependencies: ["PuckDevices", "PuckCore", "PN532Emulator"]),
     .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["PuckCore"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["PuckCore", "PN532Emulator"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -119,6 +119,12 @@ final class DaemonHarness {
     try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
     try #"{"payload": \#(payload), "schemaVersion": 1}"#.write(
       toFile: stateDirectory + "/" + name, atomically: true, encoding: .utf8)
+    chmod(stateDirectory + "/" + name, 0o600)
+  }
+
+  /// Writes a pairing for `uid`, as `puckctl pair` would have.
+  func writePairing(_ uid: String) throws {
+    try writeState("pairing.json", payload: #"{"uid": "\#(uid)", "pairedAt": "2026-01-01T00:00:00Z"}"#)
   }
 
   /// Sends a signal without waiting.
