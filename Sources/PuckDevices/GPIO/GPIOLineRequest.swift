@@ -52,6 +52,25 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
     private var line: OpaquePointer?
   #endif
 
+  /// The libgpiod API this program was compiled for: 1 (1.6) or 2 (2.x).
+  public static var compiledAPI: Int {
+    #if PUCK_GPIOD_V2
+      return 2
+    #else
+      return 1
+    #endif
+  }
+
+  /// The version of the libgpiod the program runs with, e.g. "1.6.3" or "2.2.1":
+  /// `gpiod_version_string` (1.6), `gpiod_api_version` (2.x).
+  public static var libraryVersion: String {
+    #if PUCK_GPIOD_V2
+      return String(cString: gpiod_api_version())
+    #else
+      return String(cString: gpiod_version_string())
+    #endif
+  }
+
   /// Requests `settings`' line as an output driven to its inactive level at once (the request
   /// carries the initial value, so the line never glitches on), with `active_low` applied by
   /// the kernel. `consumer` is the label `gpioinfo` shows. libgpiod 1.6:

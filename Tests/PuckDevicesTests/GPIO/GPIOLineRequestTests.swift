@@ -7,6 +7,10 @@ import Testing
 /// The real libgpiod, on a machine that may have no GPIO chip at all: every request here must
 /// fail with an error a person can act on. (With a chip, the nonexistent ones still fail.)
 @Suite struct GPIOLineRequestTests {
+  @Test func theLinkedLibraryHasTheAPIThisWasCompiledFor() {
+    #expect(GPIOLineRequest.libraryVersion.hasPrefix("\(GPIOLineRequest.compiledAPI)."))
+  }
+
   @Test func aNonexistentChipIsAClearError() {
     let settings = GPIOLineSettings(chip: "gpiochip-puck-missing", line: .offset(18), activeLow: false)
     #expect {
