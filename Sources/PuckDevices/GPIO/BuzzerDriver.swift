@@ -84,6 +84,12 @@ public final class BuzzerDriver: Sendable {
     }
   }
 
+  /// A driver dropped without `shutdown()` still leaves its line off and ends its thread.
+  deinit {
+    state.withLock { $0.output?.release() }
+    thread?.stop()
+  }
+
   /// Starts ringing now: on for `on`, off for `off`, until `stop()`. Does nothing while a ring
   /// is going (the beat never restarts); interrupts a chirp. Opens the line again if it failed.
   public func start() {

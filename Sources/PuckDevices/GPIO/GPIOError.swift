@@ -38,6 +38,8 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
     switch code {
     case ENOENT where function == "gpiod_chip_open":
       return "is the chip name right? (gpiodetect lists chips)"
+    case ENODEV where function == "gpiod_chip_open", ENOTTY where function == "gpiod_chip_open":
+      return "that is not a GPIO chip (gpiodetect lists chips)"
     case EACCES, EPERM:
       return
         "puckd needs read-write access to the chip (the udev rule gives /dev/gpiochip* to the puckalarm group)"

@@ -95,6 +95,12 @@ public final class StatusLED: Sendable {
     }
   }
 
+  /// A driver dropped without `shutdown()` still leaves its line off and ends its thread.
+  deinit {
+    state.withLock { $0.output?.release() }
+    thread?.stop()
+  }
+
   /// Shows `indication` from now on; showing the current one again changes nothing (a blink
   /// keeps its phase). Opens the line again if it failed.
   public func show(_ indication: LEDIndication) {
