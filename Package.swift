@@ -5,6 +5,40 @@
 // PuckCore is plain Swift (no C imports, no I/O). Only PuckDevices imports the C libraries.
 import PackageDescription
 
+#if canImport(Foundation)
+  import Foundation
+#endif
+
+/// The major version of the libgpiod C API to compile against: 1 (Debian bookworm, 1.6) or
+/// 2 (trixie, 2.x). The two APIs differ, so `Sources/PuckDevices/GPIO/GPIOLineRequest.swift`
+/// serves both behind `#if PUCK_GPIOD_V2`; Swift's `#if` cannot read a C header's macros, so
+/// the choice is made here: `$PUCK_GPIOD_API` (`1` or `2`) when set, otherwise
+/// `pkg-config --modversion libgpiod` (which honours `PKG_CONFIG_PATH` and cross-compilation
+/// sysroots), otherwise 1. The C shim checks the choice against the headers it sees, so a wrong
+/// one fails the build at the first line of that file, not deep inside it.
+/// SwiftPM caches this manifest's result until this file or the environment changes: after
+/// upgrading libgpiod in place, `rm -rf .build` (or set `PUCK_GPIOD_API`).
+func libgpiodMajorVersion() -> Int {
+  if let forced = Context.environment["PUCK_GPIOD_API"], let major = Int(forced) { return major }
+  #if canImport(Foundation)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pkg-config", "--modversion", "libgpiod"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return 1 }
+    process.waitUntilExit()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    guard process.terminationStatus == 0, let major = Int(text.prefix { $0.isNumber }) else { return 1 }
+    return major
+  #else
+    return 1
+  #endif
+}
+
+let gpiodSettings: [SwiftSetting] = libgpiodMajorVersion() >= 2 ? [.define("PUCK_GPIOD_V2")] : []
+
 let package = Package(
   name: "PuckAlarm",
   products: [
@@ -31,7 +65,9 @@ let package = Package(
     // Files on disk: atomic durable writes, the state directory, the pairing file, zoneinfo.
     .target(name: "PuckStorage", dependencies: ["PuckCore"]),
     // The only importers of the C libraries: libnfc reader, ALSA player, libgpiod lines.
-    .target(name: "PuckDevices", dependencies: ["PuckCore", "CNFC", "CGPIOD", "CALSA"]),
+    .target(
+      name: "PuckDevices", dependencies: ["PuckCore", "CNFC", "CGPIOD", "CALSA"],
+      swiftSettings: gpiodSettings),
     // Event loop, timers, control socket, systemd notify; performs the core's effects.
     .target(name: "PuckDaemon", dependencies: ["PuckCore", "PuckStorage", "PuckDevices", "CLinux"]),
 
