@@ -58,6 +58,7 @@ extension Daemon {
       }
     case .wrongTag(let uid):
       Log.notice("wrong puck \(uid.masked): this is not the paired tag")
+      buzzer.chirpWrongPuck()
     case .tagNotFresh(let uid):
       Log.notice("tag \(uid.masked) was already on the reader; lift it and present it again")
     }
@@ -75,6 +76,7 @@ extension Daemon {
     if let identity = ringing { Log.notice("silenced \(identity.description)") }
     ringing = nil
     audio.stop()
+    buzzer.stop()
   }
 
   private func logHistory(_ entry: HistoryEntry) {

@@ -7,10 +7,7 @@ extension Daemon {
   /// Every device as status and `puckctl test` show it.
   func deviceHealth() -> [DeviceHealth] {
     let reader = readerHealth
-    let buzzer = DeviceHealth(
-      name: "buzzer", state: .absent,
-      detail: config.buzzer == nil ? "not configured" : "GPIO support not built yet")
-    return [reader, audioHealth, buzzer]
+    return [reader, audioHealth, buzzer.health, button.health, led.health]
   }
 
   /// Whether the kernel's clock discipline says the time is synchronised (NTP), from adjtimex.
@@ -97,6 +94,7 @@ extension Daemon {
 
   /// Tells systemd the status line when it changed.
   func updateStatus() {
+    showLED(protected: dockStatus().protected)
     let line = statusLine()
     guard line != lastStatusLine else { return }
     lastStatusLine = line

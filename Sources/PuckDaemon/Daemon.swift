@@ -11,6 +11,8 @@ enum LoopMessage: Sendable {
   /// The result of opening the audio device ahead of time (nil error: it opened).
   case audioCheck(device: String, error: ALSAError?)
   case reader(TagReaderEvent)
+  /// The dock button was pressed: a bypass, as `puckctl stop`.
+  case button(DockButton.Event)
 }
 
 /// `puckd`: owns all mutable state on one event loop thread. The wake-guard machine in PuckCore
@@ -56,6 +58,11 @@ public final class Daemon {
   /// Before each alarm the reader and the audio device are checked (CLOCK_REALTIME).
   let preAlarmTimer: Timer
 
+  /// GPIO outputs and input; each reports `.absent` when its config section is missing.
+  var buzzer: BuzzerDriver
+  var led: StatusLED
+  var button: DockButton
+
   var audio: ALSARinger
   var audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "idle")
   /// What is ringing now and why: a wake guard, or a `puckctl test` rehearsal.
@@ -83,6 +90,10 @@ public final class Daemon {
     pairingFile = PairingFile(directory: state)
     let inbox = loop.inbox
     audio = ALSARinger(device: ALSADevice(name: "default")) { event in inbox.post(.audio(event)) }
+    // Placeholders until the config is read: no lines are requested without a section.
+    buzzer = BuzzerDriver(settings: nil)
+    led = StatusLED(settings: nil)
+    button = DockButton(settings: nil) { _ in }
   }
 
   /// Loads state, resumes open guards, starts listening, tells systemd, and runs until SIGTERM.
@@ -100,6 +111,7 @@ public final class Daemon {
     reloadZone()
     loadState()
     startReader()
+    startGPIO()
 
     loop.onMessage = { [unowned self] message in self.received(message) }
     try loop.watch(signals.fd) { [unowned self] _ in
@@ -145,7 +157,9 @@ public final class Daemon {
     switch signal {
     case SIGHUP:
       Log.notice("SIGHUP: reloading \(options.configPath)")
+      let gpioBefore = (config.buzzer, config.button, config.led)
       loadConfig(reloading: true)
+      if gpioBefore != (config.buzzer, config.button, config.led) { startGPIO() }
       reloadZone()
       refreshSchedule()
       checkAudioDevice()
@@ -159,6 +173,9 @@ public final class Daemon {
   private func shutdown() {
     notifier.send("STOPPING=1")
     audio.stop()
+    buzzer.shutdown()
+    led.shutdown()
+    _ = button.stop()
     reader?.stop()
     _ = audio.waitUntilStopped(timeout: .seconds(2))
     saveRecord()
@@ -179,6 +196,13 @@ public final class Daemon {
       }
       updateStatus()
     case .reader(let event): readerEvent(event)
+    case .button(.pressed):
+      Log.notice("dock button pressed")
+      if rehearsal != nil {
+        endRehearsal(interrupted: true)
+      } else {
+        handle(.bypass)
+      }
     }
   }
 

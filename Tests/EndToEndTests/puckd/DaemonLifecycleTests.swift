@@ -106,6 +106,22 @@ struct DaemonLifecycleTests {
     #expect(result.stdout.utf8.count > 1_000_000, "bigger than a socket buffer")
   }
 
+  @Test("a configured buzzer on a chip that is not there is a fault in status, and the alarm still rings")
+  func missingGPIOChip() throws {
+    let dock = try DaemonHarness(
+      config: "[buzzer]\nchip = gpiochip9\nline = 18\n[led]\nchip = gpiochip9\nline = 27\n")
+    try dock.start()
+    let devices = try dock.status()["devices"] as? [[String: Any]] ?? []
+    let buzzer = devices.first { $0["name"] as? String == "buzzer" }
+    #expect(buzzer?["state"] as? String == "fault")
+    #expect((buzzer?["detail"] as? String)?.contains("gpiochip9") == true)
+    #expect(devices.first { $0["name"] as? String == "button" }?["state"] as? String == "absent")
+    #expect(dock.log.contains("<3>buzzer:"))
+    try dock.addAlarm(inSeconds: 2)
+    try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
+    try waitUntil(timeout: 5, "audio carries the ring") { try dock.audio!.peak(seconds: 0.4) > 1000 }
+  }
+
   @Test("systemd hears READY=1, a STATUS= line and WATCHDOG=1 over NOTIFY_SOCKET")
   func systemdNotify() throws {
     let dock = try DaemonHarness(audio: false)
