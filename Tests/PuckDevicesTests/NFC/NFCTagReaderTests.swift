@@ -202,6 +202,11 @@ struct NFCTagReaderTests {
     reader.start()
     #expect(eventually { reader.health.state == .ok })
     #expect(reader.checkProgress() == nil)
+    // Let the thread settle into its idle wait (field off, chip powered down), so that no
+    // event of its own lands between the two checks below.
+    #expect(eventually { rig.emulator.isPoweredDown })
+    let settled = recorder.healths.count
+    #expect(eventually(within: .milliseconds(300)) { recorder.healths.count != settled } == false)
 
     let later = ContinuousClock.now + .seconds(10)
     let stalled = try #require(reader.checkProgress(at: later))
