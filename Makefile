@@ -66,3 +66,111 @@ clean:
 bench: deps
 	$(SWIFT) build -c release
 	python3 bench/puckd-bench.py .build/release
+
+# ---- Deployment: release build, install, Debian package (packaging/README.md) ----------------
+# `make release` as yourself, then `sudo make install` (PREFIX=/usr/local by default), or
+# `make deb` for .build/deploy/puckalarm_VERSION_ARCH.deb (PREFIX=/usr). The files systemd and
+# udev read go to the system directories whatever PREFIX is: they do not look in /usr/local.
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+LIBEXECDIR ?= $(PREFIX)/lib/puckalarm
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/puckalarm
+SYSCONFDIR ?= /etc
+UNITDIR ?= /lib/systemd/system
+UDEVRULESDIR ?= /lib/udev/rules.d
+SYSUSERSDIR ?= /usr/lib/sysusers.d
+TMPFILESDIR ?= /usr/lib/tmpfiles.d
+STATEDIR ?= /var/lib/puckalarm
+STRIP ?= strip
+# PURGE=1 makes `make uninstall` also remove the state (alarms, history, pairing) and the config.
+PURGE ?=
+
+# Static Swift runtime so the board needs only Debian's libraries; no $ORIGIN run path.
+RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath
+RELEASE_BIN := .build/release
+DEPLOY_DIR := .build/deploy
+DEB_STAGE := $(DEPLOY_DIR)/debian/puckalarm
+DEB_OUT ?= $(DEPLOY_DIR)
+DEPLOY_PACKAGES := dpkg-dev lintian systemd man-db gpiod
+DEPLOY_DOCS := README.md hardware/README.md docs/board-quickstart.md systemd/README.md udev/README.md
+
+.PHONY: release install uninstall deb deploy-deps check-deploy
+
+deploy-deps:
+	$(call apt_install,$(BUILD_PACKAGES) $(DEPLOY_PACKAGES))
+
+release: deps
+	$(SWIFT) build $(RELEASE_FLAGS)
+
+# The commented default config, taken from DockConfig.defaultFileText (never a hand copy).
+$(DEPLOY_DIR)/puckd.conf: Sources/PuckCore/Config/DockConfig+DefaultFile.swift packaging/extract-default-config
+	@mkdir -p $(DEPLOY_DIR)
+	packaging/extract-default-config $< > $@.tmp && mv $@.tmp $@
+
+install: $(DEPLOY_DIR)/puckd.conf
+	@for f in puckd puckctl; do [ -x $(RELEASE_BIN)/$$f ] || { \
+	  echo "no $(RELEASE_BIN)/$$f: run 'make release' first (as yourself), then 'sudo make install'"; exit 1; }; done
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR) \
+	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(SYSUSERSDIR) \
+	  $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(SYSCONFDIR)/puckalarm
+	install -m 0755 $(RELEASE_BIN)/puckd $(DESTDIR)$(SBINDIR)/puckd
+	install -m 0755 $(RELEASE_BIN)/puckctl $(DESTDIR)$(BINDIR)/puckctl
+	$(STRIP) --remove-section=.comment --remove-section=.note --strip-unneeded \
+	  $(DESTDIR)$(SBINDIR)/puckd $(DESTDIR)$(BINDIR)/puckctl
+	sed -e 's|/usr/sbin/puckd|$(SBINDIR)/puckd|' -e 's|/usr/lib/puckalarm/|$(LIBEXECDIR)/|' \
+	  systemd/puckd.service > $(DESTDIR)$(UNITDIR)/puckd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/puckd.service
+	sed -e 's|/etc/puckalarm/puckd.conf|$(SYSCONFDIR)/puckalarm/puckd.conf|' \
+	  systemd/puckd-buzzer-off > $(DESTDIR)$(LIBEXECDIR)/puckd-buzzer-off
+	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/puckd-buzzer-off
+	install -m 0644 udev/60-puckalarm.rules $(DESTDIR)$(UDEVRULESDIR)/60-puckalarm.rules
+	install -m 0644 systemd/puckalarm.sysusers $(DESTDIR)$(SYSUSERSDIR)/puckalarm.conf
+	install -m 0644 systemd/puckalarm.tmpfiles $(DESTDIR)$(TMPFILESDIR)/puckalarm.conf
+	gzip -9nc man/puckd.8 > $(DESTDIR)$(MANDIR)/man8/puckd.8.gz
+	gzip -9nc man/puckctl.1 > $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz
+	chmod 0644 $(DESTDIR)$(MANDIR)/man8/puckd.8.gz $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz
+	for f in $(DEPLOY_DOCS); do \
+	  install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$(echo $$f | sed 's|/README.md$$|.md|; s|^docs/||'); done
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/puckalarm/puckd.conf ]; then \
+	  echo "kept $(DESTDIR)$(SYSCONFDIR)/puckalarm/puckd.conf (the default is in $(DEPLOY_DIR)/puckd.conf)"; \
+	else install -m 0644 $(DEPLOY_DIR)/puckd.conf $(DESTDIR)$(SYSCONFDIR)/puckalarm/puckd.conf; fi
+	@# On the live system (no DESTDIR): the group, the directories, udev and systemd reloads.
+	@if [ -z "$(DESTDIR)" ]; then \
+	  if command -v systemd-sysusers >/dev/null; then systemd-sysusers puckalarm.conf; \
+	  else getent group puckalarm >/dev/null || groupadd --system puckalarm; fi; \
+	  command -v systemd-tmpfiles >/dev/null && systemd-tmpfiles --create puckalarm.conf || true; \
+	  if [ -d /run/udev ]; then udevadm control --reload-rules && udevadm trigger --subsystem-match=gpio --action=change || true; fi; \
+	  if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
+	  echo "installed. Set [reader] and [audio] in $(SYSCONFDIR)/puckalarm/puckd.conf, then: systemctl enable --now puckd"; \
+	fi
+
+uninstall:
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl disable --now puckd.service 2>/dev/null || true; fi
+	rm -f $(DESTDIR)$(SBINDIR)/puckd $(DESTDIR)$(BINDIR)/puckctl \
+	  $(DESTDIR)$(LIBEXECDIR)/puckd-buzzer-off $(DESTDIR)$(UNITDIR)/puckd.service \
+	  $(DESTDIR)$(UDEVRULESDIR)/60-puckalarm.rules $(DESTDIR)$(SYSUSERSDIR)/puckalarm.conf \
+	  $(DESTDIR)$(TMPFILESDIR)/puckalarm.conf $(DESTDIR)$(MANDIR)/man8/puckd.8.gz \
+	  $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz
+	rm -rf $(DESTDIR)$(DOCDIR)
+	rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null || true
+	@if [ "$(PURGE)" = 1 ]; then \
+	  echo "PURGE=1: removing $(DESTDIR)$(STATEDIR) and $(DESTDIR)$(SYSCONFDIR)/puckalarm"; \
+	  rm -rf $(DESTDIR)$(STATEDIR) $(DESTDIR)$(SYSCONFDIR)/puckalarm; \
+	else \
+	  echo "kept $(DESTDIR)$(STATEDIR) (alarms, history, pairing) and $(DESTDIR)$(SYSCONFDIR)/puckalarm/puckd.conf; PURGE=1 removes them"; \
+	fi
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/udev ]; then udevadm control --reload-rules || true; fi
+
+# The Debian package: `make install` into a staging tree with PREFIX=/usr, then dpkg-deb.
+deb: release $(DEPLOY_DIR)/puckd.conf
+	$(call apt_install,dpkg-dev)
+	rm -rf $(DEPLOY_DIR)/debian
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(DEB_STAGE) PREFIX=/usr
+	packaging/build-deb $(CURDIR)/$(DEB_STAGE) $(DEB_OUT)
+
+# Everything .ci/check-deploy checks (release build, ldd, unit, .deb, lintian, install/remove).
+check-deploy:
+	.ci/check-deploy
