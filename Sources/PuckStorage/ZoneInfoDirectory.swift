@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PuckCore
 
 /// The system's time-zone database, read at run time so that an updated tzdata package takes
@@ -69,7 +69,7 @@ public struct ZoneInfoDirectory: Sendable {
       return value.hasPrefix(":") ? String(value.dropFirst()) : value
     }
     guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: localtimePath),
-      let range = target.range(of: "zoneinfo/")
+      let range = target.firstRange(of: "zoneinfo/")
     else { return nil }
     return String(target[range.upperBound...])
   }

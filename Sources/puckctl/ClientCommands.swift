@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PuckCore
 import PuckStorage
 
@@ -141,7 +142,7 @@ struct ClientCommands {
       print("This ends every open wake-up without a scan, and is recorded in history.")
       print("Type 'override' to confirm: ", terminator: "")
       fflush(nil)
-      guard readLine()?.trimmingCharacters(in: .whitespaces) == "override" else {
+      guard readLine()?.split(separator: " ").first == "override" else {
         PuckCtl.printError("puckctl: not confirmed; nothing changed")
         return .failure
       }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import PuckCore
 import PuckStorage
@@ -105,7 +105,13 @@ enum PuckCtl {
   }
 
   static func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    let bytes = Array((message + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes[offset...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+      guard written > 0 else { return }
+      offset += written
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The control socket's wire format: one JSON object per line, each carrying the protocol
 /// version `v`. A request is answered by zero or more progress lines and one final reply.
