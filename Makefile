@@ -73,7 +73,6 @@ bench: deps
 # udev read go to the system directories whatever PREFIX is: they do not look in /usr/local.
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
-LIBEXECDIR ?= $(PREFIX)/lib/puckalarm
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/puckalarm
 SYSCONFDIR ?= /etc
@@ -111,7 +110,7 @@ $(DEPLOY_DIR)/puckd.conf: Sources/PuckCore/Config/DockConfig+DefaultFile.swift p
 install: $(DEPLOY_DIR)/puckd.conf
 	@for f in puckd puckctl; do [ -x $(RELEASE_BIN)/$$f ] || { \
 	  echo "no $(RELEASE_BIN)/$$f: run 'make release' first (as yourself), then 'sudo make install'"; exit 1; }; done
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR) \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR) \
 	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(SYSUSERSDIR) \
 	  $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(SYSCONFDIR)/puckalarm
@@ -119,12 +118,8 @@ install: $(DEPLOY_DIR)/puckd.conf
 	install -m 0755 $(RELEASE_BIN)/puckctl $(DESTDIR)$(BINDIR)/puckctl
 	$(STRIP) --remove-section=.comment --remove-section=.note --strip-unneeded \
 	  $(DESTDIR)$(SBINDIR)/puckd $(DESTDIR)$(BINDIR)/puckctl
-	sed -e 's|/usr/sbin/puckd|$(SBINDIR)/puckd|' -e 's|/usr/lib/puckalarm/|$(LIBEXECDIR)/|' \
-	  systemd/puckd.service > $(DESTDIR)$(UNITDIR)/puckd.service
+	sed -e 's|/usr/sbin/puckd|$(SBINDIR)/puckd|' systemd/puckd.service > $(DESTDIR)$(UNITDIR)/puckd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/puckd.service
-	sed -e 's|/etc/puckalarm/puckd.conf|$(SYSCONFDIR)/puckalarm/puckd.conf|' \
-	  systemd/puckd-buzzer-off > $(DESTDIR)$(LIBEXECDIR)/puckd-buzzer-off
-	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/puckd-buzzer-off
 	install -m 0644 udev/60-puckalarm.rules $(DESTDIR)$(UDEVRULESDIR)/60-puckalarm.rules
 	install -m 0644 systemd/puckalarm.sysusers $(DESTDIR)$(SYSUSERSDIR)/puckalarm.conf
 	install -m 0644 systemd/puckalarm.tmpfiles $(DESTDIR)$(TMPFILESDIR)/puckalarm.conf
@@ -149,12 +144,11 @@ install: $(DEPLOY_DIR)/puckd.conf
 uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl disable --now puckd.service 2>/dev/null || true; fi
 	rm -f $(DESTDIR)$(SBINDIR)/puckd $(DESTDIR)$(BINDIR)/puckctl \
-	  $(DESTDIR)$(LIBEXECDIR)/puckd-buzzer-off $(DESTDIR)$(UNITDIR)/puckd.service \
+	  $(DESTDIR)$(UNITDIR)/puckd.service \
 	  $(DESTDIR)$(UDEVRULESDIR)/60-puckalarm.rules $(DESTDIR)$(SYSUSERSDIR)/puckalarm.conf \
 	  $(DESTDIR)$(TMPFILESDIR)/puckalarm.conf $(DESTDIR)$(MANDIR)/man8/puckd.8.gz \
 	  $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz
 	rm -rf $(DESTDIR)$(DOCDIR)
-	rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null || true
 	@if [ "$(PURGE)" = 1 ]; then \
 	  echo "PURGE=1: removing $(DESTDIR)$(STATEDIR) and $(DESTDIR)$(SYSCONFDIR)/puckalarm"; \
 	  rm -rf $(DESTDIR)$(STATEDIR) $(DESTDIR)$(SYSCONFDIR)/puckalarm; \

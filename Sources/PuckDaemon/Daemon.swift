@@ -231,15 +231,9 @@ public final class Daemon {
   // MARK: - Config, zone, state
 
   func loadConfig(reloading: Bool) {
-    var text: String?
-    if let bytes = try? DurableFile.read(options.configPath) {
-      text = String(decoding: bytes, as: UTF8.self)
-    }
     do {
-      let parsed = try text.map { try DockConfig.parse($0, file: options.configPath) } ?? .defaults
-      config = parsed
+      config = try ConfigFile.load(options.configPath)
       configProblem = nil
-      if text == nil { Log.info("no config at \(options.configPath); using defaults") }
     } catch {
       configProblem = "config: \(error)"
       Log.error(

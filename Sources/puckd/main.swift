@@ -6,7 +6,9 @@ import PuckDaemon
 /// `puckd`: the PuckAlarm daemon, in the foreground (systemd runs it as Type=notify).
 enum PuckD {
   static let usage = """
-    usage: puckd [--config PATH] [--state-dir DIR] [--socket PATH] [--simulate] [--version]
+    usage: puckd [--config PATH] [--state-dir DIR] [--socket PATH] [--simulate]
+           puckd [--config PATH] --check-config | --buzzer-off
+           puckd --version
 
     Runs the PuckAlarm daemon in the foreground: schedules alarms, rings, and keeps every
     wake-up open until the paired tag is scanned. Logs go to stderr with <N> syslog prefixes.
@@ -18,6 +20,8 @@ enum PuckD {
       --socket PATH    control socket (default /run/puckalarm/puckd.sock as root,
                        $XDG_RUNTIME_DIR/puckalarm/puckd.sock otherwise)
       --simulate       no reader: scans come from 'puckctl scan UID'. The dock is NOT protected.
+      --check-config   check the config file (file:line: reason on errors; exit 78) and exit
+      --buzzer-off     drive the configured buzzer line off and exit (systemd ExecStopPost=)
       --version        print the version and exit
 
     Signals: SIGTERM/SIGINT stop cleanly (open wake-ups stay open on disk), SIGHUP reloads the config.
@@ -26,6 +30,7 @@ enum PuckD {
   static func main() -> Int32 {
     let environment = ProcessInfo.processInfo.environment
     var options = DaemonOptions.defaults(environment: environment)
+    var job: String?
     var arguments = Array(CommandLine.arguments.dropFirst()).makeIterator()
     while let argument = arguments.next() {
       func value() -> String? {
@@ -44,6 +49,8 @@ enum PuckD {
         return 0
       case "--simulate":
         options.simulate = true
+      case "--check-config", "--buzzer-off":
+        job = name
       case "--config", "--state-dir", "--socket":
         guard let path = value(), !path.isEmpty else {
           Log.error("puckd: \(name) needs a path")
@@ -58,6 +65,11 @@ enum PuckD {
         Log.error("puckd: unknown argument '\(argument)' (see puckd --help)")
         return 64
       }
+    }
+    switch job {
+    case "--check-config": return Maintenance.checkConfig(path: options.configPath)
+    case "--buzzer-off": return Maintenance.buzzerOff(configPath: options.configPath)
+    default: break
     }
     do {
       let daemon = try Daemon(options: options, environment: environment)

@@ -43,7 +43,6 @@ final class EventRecorder: Sendable {
   }
 }
 
-
 /// An emulated PN532 behind a symlink in a fresh temporary directory, removed at the end.
 final class EmulatedReader {
   let directory: String
@@ -70,7 +69,9 @@ final class EmulatedReader {
   /// whatever lies on the antenna.
   func waitForPolls(_ count: Int = 2, within seconds: Double = 5) -> Bool {
     let start = emulator.count(of: .inListPassiveTarget)
-    return eventually(within: .milliseconds(Int(seconds * 1000))) { emulator.count(of: .inListPassiveTarget) >= start + count }
+    return eventually(within: .milliseconds(Int(seconds * 1000))) {
+      emulator.count(of: .inListPassiveTarget) >= start + count
+    }
   }
 }
 
