@@ -92,7 +92,7 @@ DEPLOY_DIR := .build/deploy
 DEB_STAGE := $(DEPLOY_DIR)/debian/puckalarm
 DEB_OUT ?= $(DEPLOY_DIR)
 DEPLOY_PACKAGES := dpkg-dev lintian systemd man-db gpiod
-DEPLOY_DOCS := README.md hardware/README.md docs/board-quickstart.md systemd/README.md udev/README.md
+DEPLOY_DOCS := README.md hardware/README.md systemd/README.md udev/README.md
 
 .PHONY: release install uninstall deb deploy-deps check-deploy
 
