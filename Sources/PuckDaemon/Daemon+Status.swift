@@ -6,8 +6,9 @@ import PuckStorage
 extension Daemon {
   /// Every device as status and `puckctl test` show it.
   func deviceHealth() -> [DeviceHealth] {
-    let reader = readerHealth
-    return [reader, audioHealth, buzzer.health, button.health, led.health]
+    // A reader thread stuck inside libnfc shows up here too, not only on the watchdog tick.
+    if let stalled = reader?.checkProgress() { readerHealth = stalled }
+    return [readerHealth, audioHealth, buzzer.health, button.health, led.health]
   }
 
   /// Whether the kernel's clock discipline says the time is synchronised (NTP), from adjtimex.

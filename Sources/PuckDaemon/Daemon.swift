@@ -158,8 +158,14 @@ public final class Daemon {
     case SIGHUP:
       Log.notice("SIGHUP: reloading \(options.configPath)")
       let gpioBefore = (config.buzzer, config.button, config.led)
+      let readerBefore = config.reader.device
       loadConfig(reloading: true)
       if gpioBefore != (config.buzzer, config.button, config.led) { startGPIO() }
+      if readerBefore != config.reader.device && !options.simulate {
+        reader?.stop()
+        startReader()
+        refreshSchedule()
+      }
       reloadZone()
       refreshSchedule()
       checkAudioDevice()

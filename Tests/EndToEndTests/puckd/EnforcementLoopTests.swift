@@ -144,6 +144,27 @@ struct EnforcementLoopTests {
     #expect(try dock.status()["simulated"] as? Bool == false)
   }
 
+  @Test("puckctl test rings briefly and reports every device")
+  func rehearsal() throws {
+    let dock = try DaemonHarness()
+    try dock.start()
+    let rehearsal = Process()
+    rehearsal.executableURL = Binaries.url("puckctl")
+    rehearsal.arguments = ["--socket", dock.socketPath, "test", "--seconds", "2"]
+    let output = Pipe()
+    rehearsal.standardOutput = output
+    try rehearsal.run()
+    try waitUntil(timeout: 5, "the rehearsal is heard") { try dock.audio!.peak(seconds: 0.3) > 1000 }
+    rehearsal.waitUntilExit()
+    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(rehearsal.terminationStatus == 0, "\(printed)")
+    for device in ["reader: simulated", "audio: ok", "buzzer: absent", "button: absent", "led: absent"] {
+      #expect(printed.contains(device), "\(device) in: \(printed)")
+    }
+    try waitUntil(timeout: 3, "the rehearsal stops by itself") { try !dock.audio!.hasStream() }
+    #expect(try dock.guards().isEmpty, "a rehearsal is not a wake-up")
+  }
+
   @Test("SIGTERM while idle exits 0 promptly and leaves state intact")
   func sigterm() throws {
     let dock = try DaemonHarness(audio: false)
