@@ -102,7 +102,7 @@ public final class ALSARinger: AudioOutput {
         self?.record(event, from: session)
         onEvent(event)
       })
-    let result = PlaybackThread.start { playback.run(after: previous) }
+    let result = DetachedThread.start { playback.run(after: previous) }
     if result != 0 {
       state.withLock { state in
         if state.current === session { state.current = nil }

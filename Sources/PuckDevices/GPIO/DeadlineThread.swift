@@ -39,7 +39,7 @@ final class DeadlineThread: Sendable {
   /// for `wake()`.
   func start(_ step: @escaping @Sendable () -> MonotonicInstant?) throws(GPIOError) {
     guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    let result = PlaybackThread.start { [self] in
+    let result = DetachedThread.start { [self] in
       while !self.stopFlag.load(ordering: .acquiring) {
         self.wait(until: step())
       }

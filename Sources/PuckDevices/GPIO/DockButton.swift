@@ -86,7 +86,7 @@ public final class DockButton: Sendable {
     let reader = ButtonReader.Start(
       settings: settings, timing: timing, openLine: openLine, onEvent: onEvent,
       report: { [weak self] status in self?.report(status) })
-    let result = PlaybackThread.start {
+    let result = DetachedThread.start {
       reader.run(session: session)
       session.markExited()
     }

@@ -67,7 +67,7 @@ public final class NFCTagReader: TagReader {
     guard control.markStarted() else { return }
     let configuration = self.configuration
     let control = self.control
-    let status = ReaderThread.start {
+    let status = DetachedThread.start {
       var loop = ReaderPollLoop(configuration: configuration, control: control)
       loop.run()
     }

@@ -1,9 +1,9 @@
 import Glibc
 
-/// A detached POSIX thread for blocking device work (ALSA writes), so that it never runs on
-/// the caller's thread or in Swift's cooperative pool, where a blocked call would starve
-/// other tasks.
-enum PlaybackThread {
+/// A detached POSIX thread for blocking device work (ALSA writes, libnfc polls, GPIO waits),
+/// so that it never runs on the caller's thread or in Swift's cooperative pool, where a
+/// blocked call would starve other tasks.
+enum DetachedThread {
   /// What the new thread runs, handed over through `pthread_create`'s context pointer.
   private final class Start: Sendable {
     let body: @Sendable () -> Void
