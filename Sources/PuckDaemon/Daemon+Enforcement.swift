@@ -105,6 +105,28 @@ extension Daemon {
     handle(.tagScanned(uid, fresh: fresh))
   }
 
+  /// The wall clock was stepped (settimeofday, NTP step, a board without RTC getting the time):
+  /// alarms follow the new wall clock, but a pending retry keeps its real-time delay.
+  func clockStepped() {
+    let offset = Daemon.wallMinusMonotonic()
+    let step = offset - wallMinusMonotonic
+    wallMinusMonotonic = offset
+    Log.notice("the system clock was stepped by \(step) s; recomputing alarms")
+    if !machine.shiftRetries(by: step).isEmpty { saveRecord() }
+  }
+
+  /// `CLOCK_REALTIME - CLOCK_MONOTONIC` in whole seconds.
+  static func wallMinusMonotonic() -> Int64 {
+    var wall = timespec()
+    var monotonic = timespec()
+    clock_gettime(CLOCK_REALTIME, &wall)
+    clock_gettime(CLOCK_MONOTONIC, &monotonic)
+    let nanoseconds =
+      (Int64(wall.tv_sec) - Int64(monotonic.tv_sec)) * 1_000_000_000 + Int64(wall.tv_nsec)
+      - Int64(monotonic.tv_nsec)
+    return (nanoseconds + 500_000_000) / 1_000_000_000
+  }
+
   /// Rings or records every alarm occurrence that fell due up to now, rings due retries, and
   /// re-arms the wall timer. Runs on the wall timer, on a clock step, at start, and before any
   /// alarm change (so a change never hides an occurrence that was just due).

@@ -40,6 +40,20 @@ public struct WakeGuardMachine: Hashable, Sendable {
     guards.compactMap(\.retryAt).min()
   }
 
+  /// Moves every pending retry by `seconds`: after the wall clock was stepped, a retry still
+  /// comes the retry delay after its bypass in real time (the daemon measures the step against
+  /// the monotonic clock). Returns the guards that moved, for the daemon to re-arm and persist.
+  public mutating func shiftRetries(by seconds: Int64) -> [WakeGuard] {
+    guard seconds != 0 else { return [] }
+    var moved: [WakeGuard] = []
+    for index in guards.indices {
+      guard let retryAt = guards[index].retryAt else { continue }
+      guards[index].phase = .quiet(retryAt: retryAt.adding(seconds: seconds))
+      moved.append(guards[index])
+    }
+    return moved
+  }
+
   /// Applies an event at `now` and returns the effects to perform, in order.
   public mutating func handle(
     _ event: WakeEvent, at now: Instant, settings: WakeGuardSettings

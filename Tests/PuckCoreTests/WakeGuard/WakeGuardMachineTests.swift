@@ -305,6 +305,26 @@ struct WakeGuardMachineTests {
     #expect(h.send(.tagScanned(Harness.paired, fresh: true)) == [])
   }
 
+  @Test("a clock step moves pending retries with it, so the quiet time stays the retry delay")
+  func clockStepShiftsRetries() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence(id: 1)))
+    h.send(.bypass)
+    h.send(.alarmDue(h.occurrence(id: 2)))
+    let retryAt = h.machine.guards[0].retryAt!
+    // The clock jumps back an hour 10 s into the quiet time.
+    h.advance(10 - 3600)
+    let moved = h.machine.shiftRetries(by: -3600)
+    #expect(moved.map(\.occurrence.alarmID) == [1], "only the quiet guard moves")
+    #expect(h.machine.guards[0].retryAt == retryAt.adding(seconds: -3600))
+    #expect(h.machine.guards[1].isRinging)
+    h.advance(49)
+    #expect(h.send(.retryDue) == [], "not before 60 s of real time")
+    h.advance(1)
+    #expect(h.send(.retryDue).contains { if case .cancelRetry = $0 { true } else { false } })
+    #expect(h.machine.shiftRetries(by: 0).isEmpty)
+  }
+
   @Test("guards survive an encode/decode round trip unchanged")
   func codable() throws {
     var h = Harness()
