@@ -46,6 +46,11 @@ final class PulseSink {
   init() throws {
     try PulseServer.shared.ensureRunning()
     name = "puck_\(UUID().uuidString.prefix(8))"
+    try load()
+  }
+
+  /// Creates the sink (again, after `unload`: the sound device comes back under the same name).
+  func load() throws {
     let result = try PulseServer.shared.pactl(["load-module", "module-null-sink", "sink_name=\(name)"])
     guard result.status == 0 else { throw HarnessError("could not load a null sink: \(result.stderr)") }
     module = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

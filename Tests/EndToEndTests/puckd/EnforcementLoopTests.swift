@@ -144,6 +144,31 @@ struct EnforcementLoopTests {
     #expect(try dock.status()["simulated"] as? Bool == false)
   }
 
+  @Test(
+    "the sound device vanishes mid-ring: the guard keeps ringing, status shows the fault, audio returns with the device"
+  )
+  func audioDeviceLost() throws {
+    let dock = try DaemonHarness()
+    try dock.start()
+    try dock.pair(paired)
+    try dock.addAlarm(inSeconds: 2)
+    try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
+    try waitUntil(timeout: 5, "audio reaches the sink") { try dock.audio!.peak(seconds: 0.3) > 1000 }
+    func audioState() throws -> String? {
+      let devices = try dock.status()["devices"] as? [[String: Any]] ?? []
+      return devices.first { $0["name"] as? String == "audio" }?["state"] as? String
+    }
+    dock.audio!.unload()
+    try waitUntil(timeout: 5, "status shows the audio fault") { try audioState() == "fault" }
+    #expect(try dock.isRinging(), "the wake-up does not end because the speaker went away")
+    #expect(try dock.ctl("status").stdout.contains("nothing can ring"))
+    try dock.audio!.load()
+    try waitUntil(timeout: 15, "audio is retried and plays again") { try audioState() == "ok" }
+    try waitUntil(timeout: 5, "sound reaches the returned sink") { try dock.audio!.peak(seconds: 0.3) > 1000 }
+    #expect(try dock.ctl("scan", paired).status == 0)
+    #expect(try dock.guards().isEmpty)
+  }
+
   @Test("puckctl test rings briefly and reports every device")
   func rehearsal() throws {
     let dock = try DaemonHarness()
