@@ -15,8 +15,23 @@ extension Daemon {
 
   /// Feeds one event to the wake-guard machine and performs what it decides, in order.
   func handle(_ event: WakeEvent) {
-    let effects = machine.handle(event, at: now, settings: guardSettings)
-    for effect in effects { perform(effect) }
+    let current = now
+    let effects = machine.handle(event, at: current, settings: guardSettings)
+    for effect in effects {
+      switch (event, effect) {
+      case (.bypass, .armRetry(let id, let at)), (.ringTimeout, .armRetry(let id, let at)):
+        retryDeadlines[id] = Daemon.bootSeconds() + at.seconds(since: current)
+      case (_, .cancelRetry(let id)):
+        retryDeadlines[id] = nil
+      default: break
+      }
+      perform(effect)
+    }
+    if pairing != nil && !machine.guards.isEmpty {
+      // Pairing changes are refused while a wake-up is open (PRODUCT §2 item 11), and the
+      // scans belong to the wake-up now.
+      cancelPairing(because: "an alarm started ringing; pairing is refused until the wake-up is over")
+    }
     if !effects.isEmpty { refreshSchedule() }
   }
 
@@ -70,6 +85,8 @@ extension Daemon {
     Log.notice("RINGING \(identity.description)")
     audio.start(
       sound: sound, startVolume: Double(config.audio.startVolumePercent) / 100, ramp: config.audio.ramp)
+    // Both outputs, always: if one fails the other carries the ring (PRODUCT §2 item 2).
+    buzzer.start()
   }
 
   func stopRing() {
@@ -105,26 +122,31 @@ extension Daemon {
     handle(.tagScanned(uid, fresh: fresh))
   }
 
-  /// The wall clock was stepped (settimeofday, NTP step, a board without RTC getting the time):
-  /// alarms follow the new wall clock, but a pending retry keeps its real-time delay.
+  /// The wall clock was stepped (settimeofday, NTP step, resume from suspend): alarms follow
+  /// the new wall clock, and a retry armed by a bypass in this run keeps its real-time delay,
+  /// measured on CLOCK_BOOTTIME (which neither steps nor stops in suspend). Retries loaded from
+  /// disk keep their wall-clock instant: after downtime the wall clock is all there is, and a
+  /// retry whose time has passed rings at once.
   func clockStepped() {
-    let offset = Daemon.wallMinusMonotonic()
-    let step = offset - wallMinusMonotonic
-    wallMinusMonotonic = offset
-    Log.notice("the system clock was stepped by \(step) s; recomputing alarms")
-    if !machine.shiftRetries(by: step).isEmpty { saveRecord() }
+    Log.notice("the system clock was stepped; recomputing alarms")
+    let wall = now
+    let boot = Daemon.bootSeconds()
+    var moved = false
+    for (id, deadline) in retryDeadlines {
+      if machine.moveRetry(ofGuard: id, to: wall.adding(seconds: deadline - boot)) {
+        moved = true
+      } else {
+        retryDeadlines[id] = nil
+      }
+    }
+    if moved { saveRecord() }
   }
 
-  /// `CLOCK_REALTIME - CLOCK_MONOTONIC` in whole seconds.
-  static func wallMinusMonotonic() -> Int64 {
-    var wall = timespec()
-    var monotonic = timespec()
-    clock_gettime(CLOCK_REALTIME, &wall)
-    clock_gettime(CLOCK_MONOTONIC, &monotonic)
-    let nanoseconds =
-      (Int64(wall.tv_sec) - Int64(monotonic.tv_sec)) * 1_000_000_000 + Int64(wall.tv_nsec)
-      - Int64(monotonic.tv_nsec)
-    return (nanoseconds + 500_000_000) / 1_000_000_000
+  /// Seconds of CLOCK_BOOTTIME.
+  static func bootSeconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_BOOTTIME, &time)
+    return Int64(time.tv_sec)
   }
 
   /// Rings or records every alarm occurrence that fell due up to now, rings due retries, and
@@ -137,9 +159,20 @@ extension Daemon {
     }
     var through = record.scheduledThrough ?? current
     if through.seconds(since: current) > 3600 {
-      // The clock went back by more than an hour (a board that booted with a wrong future
-      // time, then synced): start over from now rather than wait for the old time to return.
-      Log.warning("the clock went back by \(through.seconds(since: current)) s; rescheduling from now")
+      // The clock is more than an hour behind what was already handled. Usually a board
+      // without an RTC booted with an old saved time and NTP will step it forward: keep the
+      // handled point, so nothing already rung rings again. Only a synchronised clock is
+      // trusted to say the handled point itself was wrong (saved under a bogus future time).
+      guard clockSynchronized() == true else {
+        Log.warning(
+          "the clock (\(describe(current))) is behind alarms already handled (\(describe(through))); "
+            + "waiting for it to be set")
+        refreshSchedule()
+        return
+      }
+      Log.warning(
+        "the synchronised clock is \(through.seconds(since: current)) s behind the schedule; rescheduling from now"
+      )
       through = current
     }
     if through < current {

@@ -169,6 +169,8 @@ extension Daemon {
   }
 
   private func skipAlarm(_ id: AlarmID, client: ControlServer.Client) {
+    // Catch up first: an occurrence falling due right now opens its guard before the check.
+    processDue()
     guard let index = book.index(of: id) else {
       client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
       return
@@ -178,7 +180,6 @@ extension Daemon {
         .failure(ControlFailure(.refused, "alarm \(id) is already ringing; only the puck ends it now")))
       return
     }
-    processDue()
     let alarm = book.alarms[index]
     var unskipped = alarm
     unskipped.skippedDate = nil
@@ -224,8 +225,18 @@ extension Daemon {
     }
   }
 
+  /// Ends a waiting pairing with a refusal.
+  func cancelPairing(because reason: String) {
+    Log.notice("pairing cancelled: \(reason)")
+    finishPairing(.failure(ControlFailure(.refused, reason)))
+  }
+
   func pairingScan(_ uid: TagUID, fresh: Bool) {
     guard var session = pairing else { return }
+    guard machine.guards.isEmpty else {
+      cancelPairing(because: "a wake-up is open; pairing is refused until it is ended with the paired tag")
+      return
+    }
     do {
       try uid.validateForPairing()
     } catch {
@@ -318,6 +329,7 @@ extension Daemon {
       rehearsal = Rehearsal(client: client, timer: timer)
       Log.info("rehearsal: ringing for \(seconds) s")
       audio.start(sound: sound, startVolume: 1, ramp: .zero)
+      buzzer.start()
     } catch {
       client.send(.failure(ControlFailure(.failed, "\(error)")))
     }
@@ -328,6 +340,7 @@ extension Daemon {
     rehearsal = nil
     loop.unwatch(current.timer.fd)
     audio.stop()
+    buzzer.stop()
     current.client.isBusy = false
     guard !current.client.isClosed else { return }
     if interrupted {

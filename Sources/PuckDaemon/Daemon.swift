@@ -70,8 +70,8 @@ public final class Daemon {
   var pairing: PairingSession?
   var rehearsal: Rehearsal?
   var exitCode: Int32 = 0
-  /// Wall clock minus monotonic clock, in seconds, as last seen: its change is a clock step.
-  var wallMinusMonotonic: Int64 = 0
+  /// CLOCK_BOOTTIME deadlines of the retries armed by a bypass in this run, by guard ID.
+  var retryDeadlines: [String: Int64] = [:]
   var lastStatusLine = ""
 
   /// Sets up everything that can fail before the loop runs; errors here are fatal to start-up
@@ -119,7 +119,6 @@ public final class Daemon {
     try loop.watch(signals.fd) { [unowned self] _ in
       for signal in self.signals.drain() { self.received(signal: signal) }
     }
-    wallMinusMonotonic = Daemon.wallMinusMonotonic()
     try loop.watch(wallTimer.fd) { [unowned self] _ in
       guard let firing = self.wallTimer.acknowledge() else { return }
       if firing == .clockStepped { self.clockStepped() }

@@ -40,18 +40,15 @@ public struct WakeGuardMachine: Hashable, Sendable {
     guards.compactMap(\.retryAt).min()
   }
 
-  /// Moves every pending retry by `seconds`: after the wall clock was stepped, a retry still
-  /// comes the retry delay after its bypass in real time (the daemon measures the step against
-  /// the monotonic clock). Returns the guards that moved, for the daemon to re-arm and persist.
-  public mutating func shiftRetries(by seconds: Int64) -> [WakeGuard] {
-    guard seconds != 0 else { return [] }
-    var moved: [WakeGuard] = []
-    for index in guards.indices {
-      guard let retryAt = guards[index].retryAt else { continue }
-      guards[index].phase = .quiet(retryAt: retryAt.adding(seconds: seconds))
-      moved.append(guards[index])
+  /// Moves a quiet guard's retry to `instant`: after the wall clock was stepped, a retry armed
+  /// by a bypass still comes the retry delay after it in real time (the daemon measures that on
+  /// a clock that does not step). Returns false when the guard is not quiet.
+  public mutating func moveRetry(ofGuard id: String, to instant: Instant) -> Bool {
+    guard let index = guards.firstIndex(where: { $0.id == id }), guards[index].retryAt != nil else {
+      return false
     }
-    return moved
+    guards[index].phase = .quiet(retryAt: instant)
+    return true
   }
 
   /// Applies an event at `now` and returns the effects to perform, in order.

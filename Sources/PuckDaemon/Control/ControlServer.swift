@@ -53,6 +53,9 @@ final class ControlServer {
   private let listener: Int32
   private let loop: EventLoop
   private var clients: [Int32: Client] = [:]
+  private var isAccepting = true
+  /// Re-enables accepting after a pause.
+  private let resumeTimer: Timer
   private let onRequest: (Client, Result<ControlCommand, ControlFailure>) -> Void
 
   /// Binds and listens on `path` (replacing a stale socket file), mode 0666: who may do what is
@@ -64,6 +67,7 @@ final class ControlServer {
     self.path = path
     self.loop = loop
     self.onRequest = onRequest
+    resumeTimer = try Timer(.monotonic)
     listener = try systemCall("socket") {
       socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
     }
@@ -79,6 +83,11 @@ final class ControlServer {
       chmod(path, 0o666)
       try systemCall("listen") { listen(listener, 16) }
       try loop.watch(listener) { [unowned self] _ in self.acceptAll() }
+      try loop.watch(resumeTimer.fd) { [unowned self] _ in
+        guard self.resumeTimer.acknowledge() != nil else { return }
+        self.resumeAccepting()
+        if !self.isAccepting { try? self.resumeTimer.arm(after: .seconds(1)) }
+      }
     } catch {
       close(listener)
       throw error
@@ -88,18 +97,55 @@ final class ControlServer {
   /// Closes every connection and removes the socket file.
   func shutdown() {
     for client in clients.values { drop(client) }
+    loop.unwatch(resumeTimer.fd)
     loop.unwatch(listener)
     close(listener)
     unlink(path)
   }
 
+  /// At most this many connections at once; more wait in the listen backlog. Without a cap, a
+  /// local user opening connections in a loop could use up the daemon's file descriptors, which
+  /// the ring, the state files and the timers need too.
+  static let maxClients = 64
+
+  /// Stops accepting for a while (too many clients, or out of file descriptors); accepting
+  /// resumes when a client leaves or after a second.
+  private func pauseAccepting() {
+    guard isAccepting else { return }
+    isAccepting = false
+    loop.unwatch(listener)
+    try? resumeTimer.arm(after: .seconds(1))
+  }
+
+  private func resumeAccepting() {
+    guard !isAccepting, clients.count < Self.maxClients else { return }
+    do {
+      try loop.watch(listener) { [unowned self] _ in self.acceptAll() }
+      isAccepting = true
+      resumeTimer.disarm()
+    } catch {
+      try? resumeTimer.arm(after: .seconds(1))
+    }
+  }
+
   private func acceptAll() {
     while true {
+      guard clients.count < Self.maxClients else {
+        pauseAccepting()
+        return
+      }
       // accept4 needs _GNU_SOURCE, which Swift's Glibc module does not set: accept, then flags.
       let fd = accept(listener, nil, nil)
       if fd < 0 {
         if errno == EINTR { continue }
-        if errno != EAGAIN && errno != EWOULDBLOCK { Log.warning("control socket: \(SystemError("accept"))") }
+        if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+          // The listener stays readable while the backlog is full: stop watching it, or the
+          // loop would spin here.
+          Log.warning("control socket: \(SystemError("accept")); pausing new connections")
+          pauseAccepting()
+        } else if errno != EAGAIN && errno != EWOULDBLOCK {
+          Log.warning("control socket: \(SystemError("accept"))")
+        }
         return
       }
       _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -113,7 +159,8 @@ final class ControlServer {
         clients[fd] = client
         try loop.watch(fd) { [unowned self, unowned client] events in
           if events & EPOLLOUT.rawValue != 0 { self.flush(client) }
-          if events & ~EPOLLOUT.rawValue != 0 { self.readable(client) }
+          // The flush may have finished and closed it; its fd number may already be reused.
+          if events & ~EPOLLOUT.rawValue != 0 && !client.isClosed { self.readable(client) }
         }
         try client.idleTimer.arm(after: Self.requestTimeout)
         try loop.watch(client.idleTimer.fd) { [unowned self, unowned client] _ in
@@ -129,8 +176,11 @@ final class ControlServer {
   }
 
   private func readable(_ client: Client) {
+    guard clients[client.fd] === client else { return }
     var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
+    // A bounded number of reads per wake-up: a client pouring bytes must not keep the loop
+    // (and the alarm timers) from everything else. Level-triggered epoll brings it back.
+    for _ in 0..<16 {
       let count = read(client.fd, &chunk, chunk.count)
       if count < 0 {
         if errno == EINTR { continue }
@@ -150,7 +200,7 @@ final class ControlServer {
         client.buffer.removeAll()
         client.idleTimer.disarm()
         onRequest(client, Result { () throws(ControlFailure) in try ControlWire.decode(line) })
-        if clients[client.fd] == nil { return }
+        if client.isClosed { return }
       } else if client.buffer.count > ControlWire.maxRequestBytes {
         Log.warning("control: client pid \(client.peer.pid) sent over 64 KiB without a newline; closing")
         client.buffer.removeAll()
@@ -164,7 +214,7 @@ final class ControlServer {
   static let maxUnreadReplyBytes = 4 << 20
 
   fileprivate func flush(_ client: Client) {
-    guard clients[client.fd] != nil else { return }
+    guard clients[client.fd] === client else { return }
     while !client.outbox.isEmpty {
       let written = client.outbox.withUnsafeBytes { raw in
         send(client.fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
@@ -191,12 +241,14 @@ final class ControlServer {
 
   /// Closes a connection.
   func drop(_ client: Client) {
-    guard clients.removeValue(forKey: client.fd) != nil else { return }
+    guard clients[client.fd] === client else { return }
+    clients[client.fd] = nil
     client.server = nil
     loop.unwatch(client.fd)
     loop.unwatch(client.idleTimer.fd)
     close(client.fd)
     onClose?(client)
+    resumeAccepting()
   }
 
   /// Called when a connection closes (so a pairing waiting on it can be abandoned).

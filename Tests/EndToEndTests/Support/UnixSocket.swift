@@ -1,8 +1,10 @@
 import Glibc
 
 /// Opens a Unix socket of `type` and connects (or binds) it to `path`; -1 on failure.
-func unixSocket(_ type: __socket_type, path: String, bind shouldBind: Bool = false) -> Int32 {
-  let fd = socket(AF_UNIX, Int32(type.rawValue), 0)
+func unixSocket(
+  _ type: __socket_type, path: String, bind shouldBind: Bool = false, nonblocking: Bool = false
+) -> Int32 {
+  let fd = socket(AF_UNIX, Int32(type.rawValue) | (nonblocking ? Int32(SOCK_NONBLOCK.rawValue) : 0), 0)
   var addr = sockaddr_un()
   addr.sun_family = sa_family_t(AF_UNIX)
   withUnsafeMutableBytes(of: &addr.sun_path) { raw in

@@ -133,6 +133,52 @@ struct EnforcementLoopTests {
     #expect(try silent.readToEnd(timeout: 8).isEmpty, "a silent client is closed without a reply")
   }
 
+  @Test("a pairing that is waiting when an alarm rings is refused, and the scan goes to the wake-up")
+  func pairingCancelledByAlarm() throws {
+    let dock = try DaemonHarness(audio: false)
+    try dock.writePairing(paired)
+    try dock.start()
+    let pairing = Process()
+    pairing.executableURL = Binaries.url("puckctl")
+    pairing.arguments = ["--socket", dock.socketPath, "pair", "--timeout", "60s"]
+    pairing.standardOutput = FileHandle.nullDevice
+    let errors = Pipe()
+    pairing.standardError = errors
+    try pairing.run()
+    try waitUntil(timeout: 5, "pairing waits") { dock.log.contains("pairing: waiting") }
+    try dock.addAlarm(inSeconds: 2)
+    try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
+    pairing.waitUntilExit()
+    #expect(pairing.terminationStatus == 2, "refused by policy")
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(message.contains("pairing is refused"))
+    #expect(try dock.ctl("scan", paired).status == 0)
+    #expect(try dock.guards().isEmpty, "the scan ended the wake-up instead of feeding a pairing")
+  }
+
+  @Test("a flood of idle connections neither stops an alarm nor locks puckctl out for good")
+  func connectionFlood() throws {
+    let dock = try DaemonHarness(audio: false)
+    try dock.start()
+    let fire = try dock.addAlarm(inSeconds: 8)
+    var flood: [RawClient] = []
+    let deadline = Date().addingTimeInterval(2)
+    while flood.count < 75 && Date() < deadline {
+      // Past the daemon's cap (64) connections wait in the backlog; a full backlog refuses.
+      if let client = try? RawClient(path: dock.socketPath, blocking: false) {
+        flood.append(client)
+      } else {
+        usleep(2000)
+      }
+    }
+    // puckctl itself waits in the backlog until the idle connections are dropped (5 s).
+    try waitUntil(timeout: 20, "the alarm rings despite the flood") { try dock.isRinging() }
+    #expect(dock.log.contains("RINGING"))
+    #expect(Date().timeIntervalSince(fire) < 5)
+    #expect(flood.count > 64)
+    #expect(dock.log.contains("sent no request in time"))
+  }
+
   @Test("a simulated scan is refused by a daemon with a real reader")
   func scanRefusedWithoutSimulate() throws {
     let dock = try DaemonHarness(
@@ -213,8 +259,8 @@ struct EnforcementLoopTests {
 final class RawClient {
   let fd: Int32
 
-  init(path: String) throws {
-    fd = unixSocket(SOCK_STREAM, path: path)
+  init(path: String, blocking: Bool = true) throws {
+    fd = unixSocket(SOCK_STREAM, path: path, nonblocking: !blocking)
     guard fd >= 0 else { throw HarnessError("connect failed") }
   }
 

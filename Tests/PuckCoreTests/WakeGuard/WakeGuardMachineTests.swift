@@ -305,24 +305,26 @@ struct WakeGuardMachineTests {
     #expect(h.send(.tagScanned(Harness.paired, fresh: true)) == [])
   }
 
-  @Test("a clock step moves pending retries with it, so the quiet time stays the retry delay")
-  func clockStepShiftsRetries() {
+  @Test("a retry can be moved after a clock step; a ringing guard's cannot")
+  func moveRetry() {
     var h = Harness()
     h.send(.alarmDue(h.occurrence(id: 1)))
     h.send(.bypass)
     h.send(.alarmDue(h.occurrence(id: 2)))
-    let retryAt = h.machine.guards[0].retryAt!
-    // The clock jumps back an hour 10 s into the quiet time.
+    let quiet = h.machine.guards[0].id
+    // The clock jumps back an hour 10 s into the quiet time: the retry is 50 s away in real time.
     h.advance(10 - 3600)
-    let moved = h.machine.shiftRetries(by: -3600)
-    #expect(moved.map(\.occurrence.alarmID) == [1], "only the quiet guard moves")
-    #expect(h.machine.guards[0].retryAt == retryAt.adding(seconds: -3600))
-    #expect(h.machine.guards[1].isRinging)
+    let movedQuiet = h.machine.moveRetry(ofGuard: quiet, to: h.now.adding(seconds: 50))
+    let ringingID = h.machine.guards[1].id
+    let movedRinging = h.machine.moveRetry(ofGuard: ringingID, to: h.now)
+    let movedUnknown = h.machine.moveRetry(ofGuard: "nope", to: h.now)
+    #expect(movedQuiet)
+    #expect(!movedRinging, "guard 2 is ringing")
+    #expect(!movedUnknown)
     h.advance(49)
     #expect(h.send(.retryDue) == [], "not before 60 s of real time")
     h.advance(1)
-    #expect(h.send(.retryDue).contains { if case .cancelRetry = $0 { true } else { false } })
-    #expect(h.machine.shiftRetries(by: 0).isEmpty)
+    #expect(h.send(.retryDue).contains(.cancelRetry(guardID: quiet)))
   }
 
   @Test("guards survive an encode/decode round trip unchanged")
