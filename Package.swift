@@ -77,10 +77,15 @@ let package = Package(
     // Test tooling: a PN532 on a pseudo-terminal, answering libnfc's pn532_uart driver.
     .target(name: "PN532Emulator"),
     .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator"]),
+    // Test tooling: recording and scripted GPIO lines (there is no GPIO chip to test against here).
+    .target(name: "GPIODoubles", dependencies: ["PuckDevices"]),
 
     .testTarget(name: "PuckCoreTests", dependencies: ["PuckCore"]),
     .testTarget(name: "PuckStorageTests", dependencies: ["PuckStorage", "PuckCore"]),
-    .testTarget(name: "PuckDevicesTests", dependencies: ["PuckDevices", "PuckCore", "PN532Emulator"]),
+    .testTarget(
+      name: "PuckDevicesTests", dependencies: ["PuckDevices", "PuckCore", "PN532Emulator", "GPIODoubles"]),
+    .testTarget(
+      name: "PuckDaemonTests", dependencies: ["PuckDaemon", "PuckDevices", "PuckStorage", "PuckCore", "GPIODoubles"]),
     .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator"]),
     .testTarget(name: "EndToEndTests", dependencies: ["PuckCore", "PN532Emulator"]),
   ],

@@ -8,10 +8,15 @@ extension Daemon {
     buzzer.shutdown()
     led.shutdown()
     _ = button.stop()
-    buzzer = BuzzerDriver(settings: config.buzzer)
-    led = StatusLED(settings: config.led)
+    buzzer =
+      gpio.buzzer.map { BuzzerDriver(settings: config.buzzer, openLine: $0) }
+      ?? BuzzerDriver(settings: config.buzzer)
+    led = gpio.led.map { StatusLED(settings: config.led, openLine: $0) } ?? StatusLED(settings: config.led)
     let inbox = loop.inbox
-    button = DockButton(settings: config.button) { event in inbox.post(.button(event)) }
+    let onPress: @Sendable (DockButton.Event) -> Void = { event in inbox.post(.button(event)) }
+    button =
+      gpio.button.map { DockButton(settings: config.button, openLine: $0, onEvent: onPress) }
+      ?? DockButton(settings: config.button, onEvent: onPress)
     button.start()
     for device in [buzzer.health, button.health, led.health] where device.state == .fault {
       Log.error("\(device.name): \(device.detail)")

@@ -13,6 +13,35 @@ enum LoopMessage: Sendable {
   case reader(TagReaderEvent)
   /// The dock button was pressed: a bypass, as `puckctl stop`.
   case button(DockButton.Event)
+  /// Stop the daemon as SIGTERM would (`DaemonStopper`).
+  case stop
+}
+
+/// How the daemon opens its GPIO lines. Nil means the device's own libgpiod line; tests hand in
+/// doubles, since there is no GPIO chip to test against.
+public struct GPIOOpeners: Sendable {
+  public var buzzer: GPIOOutputOpener?
+  public var led: GPIOOutputOpener?
+  public var button: GPIOInputOpener?
+
+  public init(buzzer: GPIOOutputOpener? = nil, led: GPIOOutputOpener? = nil, button: GPIOInputOpener? = nil) {
+    self.buzzer = buzzer
+    self.led = led
+    self.button = button
+  }
+
+  /// The real lines.
+  public static let real = GPIOOpeners()
+}
+
+/// Stops a running daemon from another thread, as SIGTERM would.
+public struct DaemonStopper: Sendable {
+  let inbox: LoopInbox
+
+  /// Asks the daemon to shut down cleanly; `run()` then returns.
+  public func stop() {
+    inbox.post(.stop)
+  }
 }
 
 /// `puckd`: owns all mutable state on one event loop thread. The wake-guard machine in PuckCore
@@ -63,6 +92,7 @@ public final class Daemon {
   var led: StatusLED
   var button: DockButton
 
+  let gpio: GPIOOpeners
   var audio: ALSARinger
   var audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "idle")
   /// What is ringing now and why: a wake guard, or a `puckctl test` rehearsal.
@@ -76,8 +106,9 @@ public final class Daemon {
 
   /// Sets up everything that can fail before the loop runs; errors here are fatal to start-up
   /// (no state directory, no socket) and the caller exits non-zero so systemd restarts it.
-  public init(options: DaemonOptions, environment: [String: String]) throws {
+  public init(options: DaemonOptions, environment: [String: String], gpio: GPIOOpeners = .real) throws {
     self.options = options
+    self.gpio = gpio
     // Block the signals before any other thread exists, so every thread inherits the mask.
     signals = try SignalSource([SIGTERM, SIGINT, SIGHUP])
     loop = try EventLoop()
@@ -97,6 +128,9 @@ public final class Daemon {
     led = StatusLED(settings: nil)
     button = DockButton(settings: nil) { _ in }
   }
+
+  /// A handle that stops this daemon from another thread.
+  public var stopper: DaemonStopper { DaemonStopper(inbox: loop.inbox) }
 
   /// Loads state, resumes open guards, starts listening, tells systemd, and runs until SIGTERM.
   /// Returns the process exit code.
@@ -204,6 +238,9 @@ public final class Daemon {
       }
       updateStatus()
     case .reader(let event): readerEvent(event)
+    case .stop:
+      Log.notice("stop requested: shutting down; open wake-ups stay open on disk")
+      loop.stop()
     case .button(.pressed):
       Log.notice("dock button pressed")
       if rehearsal != nil {

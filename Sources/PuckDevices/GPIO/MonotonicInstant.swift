@@ -65,7 +65,7 @@ public struct SystemMonotonicClock: MonotonicClock {
 
 extension Duration {
   /// The duration in whole nanoseconds, saturating at `Int64`'s bounds.
-  var nanoseconds: Int64 {
+  public var nanoseconds: Int64 {
     let (seconds, attoseconds) = components
     let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
     if overflow { return seconds < 0 ? .min : .max }

@@ -1,3 +1,4 @@
+import GPIODoubles
 import Glibc
 import PuckCore
 import Testing

@@ -1,3 +1,4 @@
+import GPIODoubles
 import PuckCore
 import Testing
 
