@@ -7,8 +7,8 @@ import PuckStorage
 enum PuckCtl {
   static let usage = """
     usage: puckctl [--socket PATH] COMMAND [ARGS]
-    (the socket defaults to $PUCK_SOCKET, else /run/puckalarm/puckd.sock as root,
-    else $XDG_RUNTIME_DIR/puckalarm/puckd.sock)
+    (the socket defaults to $PUCK_SOCKET, else your own $XDG_RUNTIME_DIR/puckalarm/puckd.sock
+    when it exists, else the system daemon's /run/puckalarm/puckd.sock)
 
     Commands:
       status [--json]             is the dock protected? next alarm, wake-ups, devices
@@ -33,9 +33,7 @@ enum PuckCtl {
     var arguments = Array(CommandLine.arguments.dropFirst())
     let environment = ProcessInfo.processInfo.environment
     // --socket, else $PUCK_SOCKET (handy for the demo), else the standard path.
-    var socketPath =
-      environment["PUCK_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? StandardPaths(environment: environment, isRoot: geteuid() == 0).socket
+    var socketPath = environment["PUCK_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultSocket(environment)
     if let first = arguments.first, first == "--socket" || first.hasPrefix("--socket=") {
       if first == "--socket" {
         guard arguments.count >= 2 else {
@@ -102,6 +100,16 @@ enum PuckCtl {
       printError("puckctl: \(error)")
       return ExitCode.failure.rawValue
     }
+  }
+
+  /// Root talks to the system daemon. Anyone else talks to their own development daemon when one
+  /// is running, else to the system daemon (a `puckalarm` member on an installed dock).
+  static func defaultSocket(_ environment: [String: String]) -> String {
+    let system = StandardPaths(environment: environment, isRoot: true).socket
+    guard geteuid() != 0 else { return system }
+    let own = StandardPaths(environment: environment, isRoot: false).socket
+    if access(own, F_OK) != 0 && access(system, F_OK) == 0 { return system }
+    return own
   }
 
   static func printError(_ message: String) {
