@@ -133,6 +133,33 @@ struct EnforcementLoopTests {
     #expect(try silent.readToEnd(timeout: 8).isEmpty, "a silent client is closed without a reply")
   }
 
+  @Test("pair says it is waiting and gives up after its timeout, pairing nothing")
+  func pairTimesOut() throws {
+    let dock = try DaemonHarness(audio: false)
+    try dock.start()
+    let result = try dock.ctl("pair", "--timeout", "1s")
+    #expect(result.status == 1)
+    #expect(result.stdout.contains("waiting for a tag"))
+    #expect(result.stderr.contains("no tag seen within 1 s"))
+    #expect(!FileManager.default.fileExists(atPath: dock.stateDirectory + "/pairing.json"))
+  }
+
+  @Test("every command has --help, and a command that needs the daemon says how to start it")
+  func helpAndNoDaemon() throws {
+    for command in [
+      "status", "pair", "unpair", "alarm", "stop", "scan", "override", "history", "test", "acknowledge",
+      "calendar",
+    ] {
+      let result = try run("puckctl", [command, "--help"])
+      #expect(result.status == 0, "\(command) --help")
+      #expect(result.stdout.contains("usage: "), "\(command) --help prints its usage")
+    }
+    let missing = try run("puckctl", ["--socket", "/nonexistent/puckd.sock", "status"])
+    #expect(missing.status == 69)
+    #expect(missing.stderr.contains("puckd is not running"))
+    #expect(missing.stderr.contains("sudo systemctl start puckd"))
+  }
+
   @Test("a pairing that is waiting when an alarm rings is refused, and the scan goes to the wake-up")
   func pairingCancelledByAlarm() throws {
     let dock = try DaemonHarness(audio: false)
