@@ -12,7 +12,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libaso
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps demo test lint format clean bench
+.PHONY: all build deps test-deps demo test lint format clean bench fuzz
 
 all: build
 
@@ -168,3 +168,8 @@ deb: release $(DEPLOY_DIR)/puckd.conf
 # Everything .ci/check-deploy checks (release build, ldd, unit, .deb, lintian, install/remove).
 check-deploy:
 	.ci/check-deploy
+
+# Coverage-guided fuzzing of the parsers that read outside input (fuzz/README.md). Not part of
+# `make test`: it runs for minutes and needs nothing the tests do not.
+fuzz:
+	fuzz/run 30

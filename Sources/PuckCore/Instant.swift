@@ -78,8 +78,11 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
       return nil
     }
     guard let time = try? WallTime(parsing: rest) else { return nil }
-    self.init(
-      unixSeconds: Instant(utcDate: date, secondsOfDay: time.secondsOfDay).unixSeconds - Int64(offset))
+    let seconds = Instant(utcDate: date, secondsOfDay: time.secondsOfDay).unixSeconds - Int64(offset)
+    // Only what prints back as a four-digit year (0000-01-01 … 9999-12-31 UTC): anything else
+    // would be written to a state file in a form that file could not be read back from.
+    guard (-62_167_219_200...253_402_300_799).contains(seconds) else { return nil }
+    self.init(unixSeconds: seconds)
   }
 
   public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.unixSeconds < rhs.unixSeconds }

@@ -33,7 +33,8 @@ enum PuckCtl {
     var arguments = Array(CommandLine.arguments.dropFirst())
     let environment = ProcessInfo.processInfo.environment
     // --socket, else $PUCK_SOCKET (handy for the demo), else the standard path.
-    var socketPath = environment["PUCK_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultSocket(environment)
+    var socketPath =
+      environment["PUCK_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultSocket(environment)
     if let first = arguments.first, first == "--socket" || first.hasPrefix("--socket=") {
       if first == "--socket" {
         guard arguments.count >= 2 else {

@@ -81,7 +81,9 @@ struct PosixTimeZone: Hashable, Sendable {
     let bound: Int64 = 1 << 52
     let year = Instant(unixSeconds: min(max(unixSeconds, -bound), bound)).utcDateAndTime.date.year
     var events: [(at: Int64, isDaylight: Bool)] = []
-    for y in (year - 1)...(year + 1) {
+    // Two years back: with transition times up to ±167 h (RFC 8536) an event of year - 2 can
+    // fall into this year and be the latest one before an instant in it.
+    for y in (year - 2)...(year + 1) {
       events.append((daylight.end.unixSeconds(in: y, offset: daylight.type.offset), false))
       events.append((daylight.start.unixSeconds(in: y, offset: standard.offset), true))
     }

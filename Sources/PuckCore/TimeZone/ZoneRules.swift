@@ -124,6 +124,11 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
       candidates.append(transitionTimes[index])
       index += 1
     }
+    // Where the footer rule takes over from the last transition, the offset may change too
+    // (RFC 8536 says it should not, but a damaged or hand-made file can disagree).
+    if rule != nil, let last = transitionTimes.last, last < Int64.max, last + 1 > start, last + 1 <= end {
+      candidates.append(last + 1)
+    }
     if let rule, rule.daylight != nil, end > (transitionTimes.last ?? Int64.min) {
       // Each call covers three years around `probe`; the range spans at most a few days.
       var probe = start

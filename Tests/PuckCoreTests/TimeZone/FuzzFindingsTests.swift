@@ -1,0 +1,44 @@
+import Testing
+
+@testable import PuckCore
+
+/// Inputs the fuzzer (fuzz/) found answered wrongly; each stays fixed.
+@Suite("Fuzzer findings")
+struct FuzzFindingsTests {
+  @Test("an instant outside years 0000–9999 is not accepted, so nothing unreadable is ever written back")
+  func instantRange() {
+    #expect(Instant(iso8601: "0000-01-01T00:00:00+01:00") == nil)
+    #expect(Instant(iso8601: "9999-12-31T23:59:59-01:00") == nil)
+    #expect(Instant(iso8601: "0000-01-01T00:00:00Z")?.description == "0000-01-01T00:00:00Z")
+    #expect(Instant(iso8601: "9999-12-31T23:59:59Z")?.description == "9999-12-31T23:59:59Z")
+  }
+
+  @Test("a zone file whose footer disagrees with its last transition still resolves local times exactly")
+  func footerDisagrees() throws {
+    // fuzz/findings/1-tzif-footer-disagrees: one transition at 2000000000 to BBB (+01:00), and
+    // a footer (AAA0) that says +00:00 after it.
+    let hex =
+      "545a69663200000000000000000000000000000000000000000000000000000000000000000000010000000400000000000055544300"
+      + "545a69663200000000000000000000000000000000000000000000000000000000000001000000020000000800000000773594000100"
+      + "000000000000000e10000441414100424242000a414141300a"
+    var bytes: [UInt8] = []
+    var index = hex.startIndex
+    while index < hex.endIndex {
+      let next = hex.index(index, offsetBy: 2)
+      bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
+      index = next
+    }
+    let zone = try ZoneRules(tzif: bytes, name: "Fuzz/Footer")
+    let resolved = zone.instant(
+      for: LocalDate(year: 2033, month: 5, day: 18), at: WallTime(hour: 4, minute: 56, second: 40))
+    #expect(resolved == Instant(iso8601: "2033-05-18T04:56:40Z"))
+    #expect(zone.localDateTime(at: resolved).secondsOfDay == 4 * 3600 + 56 * 60 + 40)
+  }
+
+  @Test("a POSIX rule whose daylight time ends in the next year does not jump at UTC new year")
+  func posixSpill() throws {
+    let zone = try ZoneRules(posixTZ: "AAA9BBB,0,M12.5.6/167")
+    #expect(zone.offset(at: Instant(unixSeconds: -1)) == zone.offset(at: Instant(unixSeconds: 0)))
+    #expect(zone.offset(at: Instant(unixSeconds: 0)) == -9 * 3600, "as glibc says (TZ=… date -d @0 +%z)")
+  }
+}
