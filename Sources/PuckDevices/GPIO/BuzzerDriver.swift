@@ -1,5 +1,4 @@
 import PuckCore
-import Synchronization
 
 /// The dock's active buzzer on a GPIO line (PRODUCT §2 item 2): while ringing it beeps the
 /// `[buzzer]` pattern (on for `on`, off for `off`, repeated); `stop()` silences it at once; a
@@ -14,24 +13,13 @@ import Synchronization
 /// A line that cannot be opened is reported through `health` and opened again at the next
 /// `start()` or `chirpWrongPuck()`, so a chip that appears late still rings.
 ///
-/// Synchronisation: `Sendable` without `@unchecked`; the line and pattern are behind a `Mutex`,
-/// and the line is only touched while it is held.
+/// Synchronisation: `Sendable` without `@unchecked`; the line and the ringing flag live in a
+/// `TimedOutput`, behind its `Mutex`, and the line is only touched while it is held.
 public final class BuzzerDriver: Sendable {
   /// The configuration; nil when there is no `[buzzer]` section.
   public let settings: BuzzerSettings?
-  private let clock: any MonotonicClock
-  private let openLine: GPIOOutputOpener
-  private let state: Mutex<State>
-  private let thread: DeadlineThread?
-
-  private struct State {
-    /// The line; nil when no buzzer is configured.
-    var output: PatternedLine?
-    var ringing = false
-    var shutDown = false
-    /// A failure to start the timing thread.
-    var threadFault: GPIOError?
-  }
+  /// The line, its timing, and whether a ring is going.
+  private let line: TimedOutput<Bool>
 
   /// The consumer label `gpioinfo` shows for the buzzer's line.
   public static let consumer = "puckd-buzzer"
@@ -60,51 +48,25 @@ public final class BuzzerDriver: Sendable {
     ownThread: Bool
   ) {
     self.settings = settings
-    self.clock = clock
-    self.openLine = openLine
-    var output = settings.map { PatternedLine(settings: $0.output) }
-    if output?.open(with: openLine) == true {
-      _ = output?.step(at: clock.now(), force: true)
-    }
-    var threadFault: GPIOError?
-    var thread: DeadlineThread?
-    if settings != nil && ownThread {
-      do {
-        thread = try DeadlineThread()
-      } catch {
-        threadFault = error
-      }
-    }
-    self.thread = thread
-    state = Mutex(State(output: output, threadFault: threadFault))
-    do {
-      try thread?.start { [weak self] in self?.step() }
-    } catch {
-      state.withLock { $0.threadFault = error }
-    }
-  }
-
-  /// A driver dropped without `shutdown()` still leaves its line off and ends its thread.
-  deinit {
-    state.withLock { $0.output?.release() }
-    thread?.stop()
+    line = TimedOutput(
+      line: settings?.output, mode: false, clock: clock, openLine: openLine, ownThread: ownThread)
   }
 
   /// Starts ringing now: on for `on`, off for `off`, until `stop()`. Does nothing while a ring
   /// is going (the beat never restarts); interrupts a chirp. Opens the line again if it failed.
   public func start() {
-    update { state, now in
-      guard !state.ringing, let settings else { return }
-      state.output?.open(with: openLine)
-      state.ringing = true
+    line.update { [line, settings] state, now in
+      guard !state.mode, let settings else { return }
+      state.output?.open(with: line.openLine)
+      state.mode = true
       state.output?.signal = .beats(.ring(settings), since: now)
     }
   }
 
   /// Stops ringing (or chirping) and drives the line off at once.
   public func stop() {
-    update(force: true) { state, _ in
-      state.ringing = false
+    line.update(force: true) { state, _ in
+      state.mode = false
       state.output?.signal = .off
     }
   }
@@ -112,9 +74,9 @@ public final class BuzzerDriver: Sendable {
   /// Chirps the short "wrong puck" pattern (`BeatPattern.wrongPuck`) unless a ring is going,
   /// which it leaves alone.
   public func chirpWrongPuck() {
-    update { state, now in
-      guard !state.ringing else { return }
-      state.output?.open(with: openLine)
+    line.update { [line] state, now in
+      guard !state.mode else { return }
+      state.output?.open(with: line.openLine)
       state.output?.signal = .beats(.wrongPuck, since: now)
     }
   }
@@ -124,30 +86,22 @@ public final class BuzzerDriver: Sendable {
   /// driver at each deadline.
   @discardableResult
   public func step() -> MonotonicInstant? {
-    state.withLock { state in
-      guard !state.shutDown else { return nil }
-      return state.output?.step(at: clock.now())
-    }
+    line.step()
   }
 
   /// Drives the line off, releases it and ends the timing thread; later commands do nothing.
   /// For SIGTERM: the buzzer must never be left sounding.
   public func shutdown() {
-    state.withLock { state in
-      state.shutDown = true
-      state.ringing = false
-      state.output?.release()
-    }
-    thread?.stop()
+    line.shutdown(mode: false)
   }
 
   /// Whether a ring is going.
-  public var isRinging: Bool { state.withLock { $0.ringing } }
+  public var isRinging: Bool { line.read(\.mode) }
 
   /// Status: `.absent` without a `[buzzer]` section, `.fault` with what went wrong and what to
   /// check, otherwise `.ok` with the line and what it is doing.
   public var health: DeviceHealth {
-    state.withLock { state in
+    line.read { [settings] state in
       guard let output = state.output, let settings else {
         return DeviceHealth(name: "buzzer", state: .absent, detail: "not configured (no [buzzer] section)")
       }
@@ -157,19 +111,8 @@ public final class BuzzerDriver: Sendable {
       let doing =
         state.shutDown
         ? "released"
-        : state.ringing ? "ringing (\(settings.on.configText) on, \(settings.off.configText) off)" : "off"
+        : state.mode ? "ringing (\(settings.on.configText) on, \(settings.off.configText) off)" : "off"
       return DeviceHealth(name: "buzzer", state: .ok, detail: "\(output.location): \(doing)")
     }
-  }
-
-  /// Changes the state under the lock, drives the level due now, and wakes the timing thread.
-  private func update(force: Bool = false, _ change: (inout State, MonotonicInstant) -> Void) {
-    state.withLock { state in
-      guard !state.shutDown else { return }
-      let now = clock.now()
-      change(&state, now)
-      _ = state.output?.step(at: now, force: force)
-    }
-    thread?.wake()
   }
 }

@@ -1,5 +1,4 @@
 import PuckCore
-import Synchronization
 
 /// What the status LED says.
 public enum LEDIndication: Hashable, Sendable, CustomStringConvertible {
@@ -27,22 +26,13 @@ public enum LEDIndication: Hashable, Sendable, CustomStringConvertible {
 /// deadline; the daemon's LED steps itself on its own thread, a LED made with
 /// `init(settings:clock:openLine:)` is stepped by its caller (tests, with a manual clock).
 ///
-/// Synchronisation: `Sendable` without `@unchecked`; the line and indication are behind a
-/// `Mutex`, and the line is only touched while it is held.
+/// Synchronisation: `Sendable` without `@unchecked`; the line and the indication live in a
+/// `TimedOutput`, behind its `Mutex`, and the line is only touched while it is held.
 public final class StatusLED: Sendable {
   /// The configuration; nil when there is no `[led]` section.
   public let settings: GPIOLineSettings?
-  private let clock: any MonotonicClock
-  private let openLine: GPIOOutputOpener
-  private let state: Mutex<State>
-  private let thread: DeadlineThread?
-
-  private struct State {
-    var output: PatternedLine?
-    var indication = LEDIndication.off
-    var shutDown = false
-    var threadFault: GPIOError?
-  }
+  /// The line, its timing, and what it shows.
+  private let line: TimedOutput<LEDIndication>
 
   /// The consumer label `gpioinfo` shows for the LED's line.
   public static let consumer = "puckd-led"
@@ -71,88 +61,50 @@ public final class StatusLED: Sendable {
     ownThread: Bool
   ) {
     self.settings = settings
-    self.clock = clock
-    self.openLine = openLine
-    var output = settings.map { PatternedLine(settings: $0) }
-    if output?.open(with: openLine) == true {
-      _ = output?.step(at: clock.now(), force: true)
-    }
-    var threadFault: GPIOError?
-    var thread: DeadlineThread?
-    if settings != nil && ownThread {
-      do {
-        thread = try DeadlineThread()
-      } catch {
-        threadFault = error
-      }
-    }
-    self.thread = thread
-    state = Mutex(State(output: output, threadFault: threadFault))
-    do {
-      try thread?.start { [weak self] in self?.step() }
-    } catch {
-      state.withLock { $0.threadFault = error }
-    }
-  }
-
-  /// A driver dropped without `shutdown()` still leaves its line off and ends its thread.
-  deinit {
-    state.withLock { $0.output?.release() }
-    thread?.stop()
+    line = TimedOutput(line: settings, mode: .off, clock: clock, openLine: openLine, ownThread: ownThread)
   }
 
   /// Shows `indication` from now on; showing the current one again changes nothing (a blink
   /// keeps its phase). Opens the line again if it failed.
   public func show(_ indication: LEDIndication) {
-    state.withLock { state in
-      guard !state.shutDown, indication != state.indication || state.output?.line == nil else { return }
-      let now = clock.now()
-      state.indication = indication
-      state.output?.open(with: openLine)
+    line.update(force: true) { [line] state, now in
+      guard indication != state.mode || state.output?.line == nil else { return }
+      state.mode = indication
+      state.output?.open(with: line.openLine)
       switch indication {
       case .off: state.output?.signal = .off
       case .steady: state.output?.signal = .on
       case .blinking: state.output?.signal = .beats(.blink, since: now)
       }
-      _ = state.output?.step(at: now, force: true)
     }
-    thread?.wake()
   }
 
   /// Drives the level due now and returns when the next change is due (nil: none until the
   /// next `show`).
   @discardableResult
   public func step() -> MonotonicInstant? {
-    state.withLock { state in
-      guard !state.shutDown else { return nil }
-      return state.output?.step(at: clock.now())
-    }
+    line.step()
   }
 
   /// Turns the LED off, releases the line and ends the timing thread (daemon stopping).
   public func shutdown() {
-    state.withLock { state in
-      state.shutDown = true
-      state.indication = .off
-      state.output?.release()
-    }
-    thread?.stop()
+    line.shutdown(mode: .off)
   }
 
   /// What the LED shows.
-  public var indication: LEDIndication { state.withLock { $0.indication } }
+  public var indication: LEDIndication { line.read(\.mode) }
 
   /// Status: `.absent` without an `[led]` section, `.fault` with what went wrong, otherwise
   /// `.ok` with the line and what it shows.
   public var health: DeviceHealth {
-    state.withLock { state in
+    line.read { state in
       guard let output = state.output else {
         return DeviceHealth(name: "led", state: .absent, detail: "not configured (no [led] section)")
       }
       if let fault = output.fault ?? state.threadFault {
         return DeviceHealth(name: "led", state: .fault, detail: fault.description)
       }
-      return DeviceHealth(name: "led", state: .ok, detail: "\(output.location): \(state.indication)")
+      return DeviceHealth(name: "led", state: .ok, detail: "\(output.location): \(state.mode)")
     }
   }
 }
