@@ -44,8 +44,7 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
   /// ISO 8601 with seconds and a numeric offset (`Z` for zero): `2026-03-30T06:30:00+03:00`.
   public static func iso8601(unixSeconds: Int64, offset: Int) -> String {
     let (date, seconds) = Instant(unixSeconds: unixSeconds + Int64(offset)).utcDateAndTime
-    let time = "\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2))"
-    return "\(date)T\(time)\(formatOffset(offset))"
+    return "\(date)T\(WallTime.clockText(secondsOfDay: seconds))\(formatOffset(offset))"
   }
 
   /// `Z`, `+03:00`, `-04:00`, `+10:30`, `+05:45`; seconds shown only when the offset has them.

@@ -239,9 +239,6 @@ extension Daemon {
   }
 
   func describe(_ instant: Instant) -> String {
-    let local = zone.localDateTime(at: instant)
-    let s = local.secondsOfDay
-    let two = { (v: Int) in v < 10 ? "0\(v)" : "\(v)" }
-    return "\(local.date.weekday) \(local.date) \(two(s / 3600)):\(two(s / 60 % 60)):\(two(s % 60))"
+    zone.describe(instant)
   }
 }

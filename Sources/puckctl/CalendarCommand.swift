@@ -81,20 +81,15 @@ enum CalendarCommand {
   private static func describe(_ fire: Instant, requested: WallTime, zone: ZoneRules) -> String {
     let local = zone.localDateTime(at: fire)
     let seconds = local.secondsOfDay
-    let clock = "\(twoDigits(seconds / 3600)):\(twoDigits(seconds / 60 % 60)):\(twoDigits(seconds % 60))"
     let utc = fire.utcDateAndTime
-    let utcClock =
-      "\(twoDigits(utc.secondsOfDay / 3600)):\(twoDigits(utc.secondsOfDay / 60 % 60)):\(twoDigits(utc.secondsOfDay % 60))"
     var line =
-      "\(local.date.weekday) \(local.date) \(clock) \(zone.abbreviation(at: fire)) "
-      + "(\(Instant.formatOffset(local.offset)))  =  \(utc.date) \(utcClock) UTC"
+      "\(zone.describe(fire)) \(zone.abbreviation(at: fire)) "
+      + "(\(Instant.formatOffset(local.offset)))  =  \(utc.date) \(WallTime.clockText(secondsOfDay: utc.secondsOfDay)) UTC"
     if seconds != requested.secondsOfDay {
       line += "  (\(requested) does not exist that day: daylight saving gap)"
     }
     return line
   }
-
-  private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
   private static func parseDate(_ text: String, now: Instant, zone: ZoneRules) throws -> LocalDate {
     let today = zone.localDateTime(at: now).date

@@ -7,9 +7,7 @@ struct StatusText {
 
   /// `Mon 2026-03-30 06:30:00` in the local zone.
   func local(_ instant: Instant) -> String {
-    let local = zone.localDateTime(at: instant)
-    let s = local.secondsOfDay
-    return "\(local.date.weekday) \(local.date) \(two(s / 3600)):\(two(s / 60 % 60)):\(two(s % 60))"
+    zone.describe(instant)
   }
 
   /// "in 7 h 12 min", "in 40 s".
@@ -63,7 +61,6 @@ struct StatusText {
     return lines.joined(separator: "\n")
   }
 
-  private func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 }
 
 extension String {
