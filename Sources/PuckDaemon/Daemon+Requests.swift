@@ -56,6 +56,7 @@ extension Daemon {
     case .history(let limit):
       do {
         let loaded = try history.read(limit: limit)
+        if !loaded.problems.isEmpty { refreshStateProblems() }
         client.send(ControlReply(ok: true, history: loaded.value ?? []))
       } catch {
         client.send(.failure(ControlFailure(.failed, "history could not be read: \(error)")))
@@ -122,6 +123,7 @@ extension Daemon {
         return
       }
       record.unacknowledgedMissed = []
+      refreshStateProblems()
       saveRecord()
       updateStatus()
       client.send(.success("acknowledged"))

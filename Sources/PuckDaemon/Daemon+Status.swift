@@ -62,7 +62,7 @@ extension Daemon {
     if synchronized == false {
       reasons.append("the system clock is not synchronised (no NTP yet?); alarms follow the clock as it is")
     }
-    var problems = ((try? state.problems()) ?? []).map(\.description)
+    var problems = stateProblems
     if let configProblem { problems.append(configProblem) }
     if let soundProblem { problems.append(soundProblem) }
     if !problems.isEmpty {

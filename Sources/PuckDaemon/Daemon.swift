@@ -66,6 +66,8 @@ public final class Daemon {
   var record = EnforcementRecord()
   var machine = WakeGuardMachine()
   var pairedTag: TagUID?
+  /// The unacknowledged problems of the state files, as status shows them.
+  var stateProblems: [String] = []
   var pairingProblem: String?
 
   var zone: ZoneRules = .utc
@@ -343,6 +345,14 @@ public final class Daemon {
     }
     machine = WakeGuardMachine(guards: record.guards)
     loadPairing()
+    refreshStateProblems()
+  }
+
+  /// Re-reads the recorded state problems. Problems are only recorded while files are read
+  /// (start-up, a history request) and cleared by `acknowledge`, so status uses this copy
+  /// instead of reading problems.json on every update.
+  func refreshStateProblems() {
+    stateProblems = ((try? state.problems()) ?? []).map(\.description)
   }
 
   func loadPairing() {

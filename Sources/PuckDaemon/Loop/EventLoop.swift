@@ -66,7 +66,9 @@ final class EventLoop {
       let count = epoll_wait(epoll, &events, Int32(events.count), -1)
       if count < 0 {
         if errno == EINTR { continue }
-        // An epoll failure is a broken invariant of the loop itself, not bad input.
+        // epoll_wait fails only with EBADF, EFAULT or EINVAL (EINTR is retried above): a broken
+        // invariant of the loop itself, never outside input. Trapping lets systemd restart the
+        // daemon (Restart=always), and an open wake-up resumes from disk; limping on could not.
         fatalError("epoll_wait: \(SystemError("epoll_wait"))")
       }
       for index in 0..<Int(count) {
