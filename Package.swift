@@ -85,7 +85,8 @@ let package = Package(
     .testTarget(
       name: "PuckDevicesTests", dependencies: ["PuckDevices", "PuckCore", "PN532Emulator", "GPIODoubles"]),
     .testTarget(
-      name: "PuckDaemonTests", dependencies: ["PuckDaemon", "PuckDevices", "PuckStorage", "PuckCore", "GPIODoubles"]),
+      name: "PuckDaemonTests",
+      dependencies: ["PuckDaemon", "PuckDevices", "PuckStorage", "PuckCore", "GPIODoubles"]),
     .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator"]),
     .testTarget(name: "EndToEndTests", dependencies: ["PuckCore", "PN532Emulator"]),
   ],

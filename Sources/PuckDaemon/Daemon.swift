@@ -60,6 +60,8 @@ public final class Daemon {
   var soundProblem: String?
 
   let state: StateDirectory
+  /// Held for the daemon's lifetime: one daemon per state directory.
+  let stateLock: StateDirectoryLock
   let history: HistoryLog<HistoryEntry>
   let pairingFile: PairingFile
   var book = AlarmBook()
@@ -121,6 +123,10 @@ public final class Daemon {
     watchdogTimer = try Timer(.monotonic)
     preAlarmTimer = try Timer(.wallClock)
     state = try StateDirectory(path: options.stateDirectory)
+    // Before anything reads or writes state, opens devices or touches the socket: a second
+    // daemon must leave the first one's files, reader and clients alone.
+    stateLock = try StateDirectoryLock(state)
+    guard !controlSocketIsLive(options.socketPath) else { throw ControlSocketInUse(path: options.socketPath) }
     history = HistoryLog(directory: state)
     pairingFile = PairingFile(directory: state)
     let inbox = loop.inbox

@@ -9,6 +9,8 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
   case unencodable(file: String, DocumentError)
   /// The pairing file at `path` is not trusted and was left untouched.
   case pairingFileRefused(path: String, PairingFileRefusal)
+  /// Another daemon (pid, when it could be read) holds the state directory at `path`.
+  case inUse(path: String, pid: Int32?)
 
   /// A sentence for logs and `puckctl` output.
   public var description: String {
@@ -16,6 +18,9 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case .fileSystem(let error): return error.description
     case .unencodable(let file, let error): return "could not save \(file): \(error)"
     case .pairingFileRefused(let path, let refusal): return "refusing the pairing file \(path): \(refusal)"
+    case .inUse(let path, let pid):
+      return "another puckd\(pid.map { " (pid \($0))" } ?? "") is already using the state directory \(path); "
+        + "stop it first (sudo systemctl stop puckd) or give this one its own --state-dir"
     }
   }
 }

@@ -1,0 +1,24 @@
+import Glibc
+
+/// Why `puckd` will not start: another daemon already answers on its control socket.
+struct ControlSocketInUse: Error, CustomStringConvertible {
+  let path: String
+
+  var description: String {
+    "another puckd is already listening on \(path); stop it first (sudo systemctl stop puckd) "
+      + "or give this one its own --socket"
+  }
+}
+
+/// Whether some process accepts connections on the Unix socket at `path`. A socket file left by
+/// a crash refuses the connection (ECONNREFUSED) and may be replaced; a live one must not be,
+/// or a second daemon would silently take the first one's clients (issue 8, item 12).
+func controlSocketIsLive(_ path: String) -> Bool {
+  guard let address = UnixSocketAddress(path) else { return false }
+  let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
+  guard probe >= 0 else { return false }
+  defer { close(probe) }
+  let result = address.withSockaddr { pointer, length in connect(probe, pointer, length) }
+  // EAGAIN: the listener's backlog is full, which only a live listener has.
+  return result == 0 || errno == EAGAIN || errno == EINPROGRESS
+}

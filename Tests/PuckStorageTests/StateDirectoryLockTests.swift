@@ -1,0 +1,18 @@
+import Glibc
+import PuckStorage
+import Testing
+
+@Suite struct StateDirectoryLockTests {
+  @Test("a second lock on the same directory is refused with the holder's pid; released when dropped")
+  func oneHolderAtATime() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let state = try StateDirectory(path: scratch.path)
+    var first: StateDirectoryLock? = try StateDirectoryLock(state)
+    #expect(first != nil)
+    #expect(throws: StorageError.inUse(path: state.path, pid: getpid())) { try StateDirectoryLock(state) }
+    first = nil
+    // The holder went away (as a killed daemon's lock does): the next daemon gets it.
+    _ = try StateDirectoryLock(state)
+  }
+}
