@@ -9,6 +9,9 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
   case unencodable(file: String, DocumentError)
   /// The pairing file at `path` is not trusted and was left untouched.
   case pairingFileRefused(path: String, PairingFileRefusal)
+  /// `file` could not be read (`readError`), so it is not written over until it can be: its
+  /// content is unknown and a save would replace it.
+  case notWrittenOver(file: String, readError: String)
 
   /// A sentence for logs and `puckctl` output.
   public var description: String {
@@ -16,6 +19,8 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case .fileSystem(let error): return error.description
     case .unencodable(let file, let error): return "could not save \(file): \(error)"
     case .pairingFileRefused(let path, let refusal): return "refusing the pairing file \(path): \(refusal)"
+    case .notWrittenOver(let file, let readError):
+      return "\(file) cannot be read (\(readError)); it is not written over until it can be read again"
     }
   }
 }
