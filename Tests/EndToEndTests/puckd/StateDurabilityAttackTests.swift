@@ -212,6 +212,49 @@ struct StateDurabilityAttackTests {
     }
   }
 
+  @Test("kill -9 between closing the guard and appending its entry (the append held up): it is recorded once")
+  func crashBetweenTheTwoWrites() throws {
+    for closing in [["override", "--yes"], ["scan", paired]] {
+      let dock = try DaemonHarness(audio: false)
+      try dock.writePairing(paired)
+      try dock.start()
+      try dock.addAlarm(inSeconds: 2)
+      try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
+      #expect(guardIDs(dock, "guards.json").count == 1)
+
+      // history.jsonl becomes a FIFO whose buffer is full: the daemon's append blocks in
+      // write(2), after whatever it wrote before it, which holds it in the crash window.
+      #expect(mkfifo(path(dock, "history.jsonl"), 0o600) == 0)
+      let fifo = open(path(dock, "history.jsonl"), O_RDWR | O_NONBLOCK)
+      #expect(fifo >= 0)
+      for size in [4096, 1] {
+        let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: size)
+        while write(fifo, chunk, size) == size {}
+      }
+      let request = Process()
+      request.executableURL = Binaries.url("puckctl")
+      request.arguments = ["--socket", dock.socketPath] + closing
+      request.standardOutput = FileHandle.nullDevice
+      request.standardError = FileHandle.nullDevice
+      try request.run()
+      try waitUntil(timeout: 5, "the guard is gone from guards.json") {
+        self.guardIDs(dock, "guards.json").isEmpty
+      }
+      dock.stop(signal: SIGKILL)
+      request.waitUntilExit()
+      close(fifo)
+      #expect(unlink(path(dock, "history.jsonl")) == 0)
+
+      try dock.start()
+      let open = try dock.guards().count
+      let entries = try history(dock)
+      #expect(open == 0 && entries.count == 1, "\(closing): \(open) open guard(s), entries \(entries)")
+      dock.stop(signal: SIGKILL)
+      try dock.start()
+      #expect(try history(dock).count == 1, "a restart never duplicates the entry")
+    }
+  }
+
   // MARK: - Item 9: temporary files left by crashes
 
   @Test("temporary files left by interrupted writes are removed at start; real files are untouched")
