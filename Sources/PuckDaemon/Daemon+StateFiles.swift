@@ -2,7 +2,7 @@ import PuckCore
 import PuckStorage
 
 /// How long after a failed read or history append the state files are tried again (they are
-/// also tried at every control request).
+/// also tried at every request from root or the `puckalarm` group).
 private let stateRetryInterval = Duration.seconds(30)
 
 extension Daemon {
@@ -26,7 +26,8 @@ extension Daemon {
   /// Reads document `name`. When it cannot be read at all, it is held (never written over
   /// while the error lasts), the error is logged, and its last good copy stands in for it in
   /// memory, as for a file that does not decode (PRODUCT §7): an open wake-up in that copy
-  /// rings rather than being lost.
+  /// rings rather than being lost (one closed since that copy was made may ring again and need
+  /// another scan, the lesser harm).
   func loadDocument<T: VersionedPayload>(_ name: String, as type: T.Type) -> T? {
     do {
       let loaded = try state.load(name, as: type)
