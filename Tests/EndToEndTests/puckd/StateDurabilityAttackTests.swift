@@ -65,6 +65,26 @@ struct StateDurabilityAttackTests {
     return object?["history"] as? [[String: Any]] ?? []
   }
 
+  /// `puckctl pair`, answered with two simulated scans of the paired tag; its exit status and
+  /// error output.
+  private func pairWithScans(_ dock: DaemonHarness) throws -> (status: Int32, stderr: String) {
+    let waitingBefore = dock.log.components(separatedBy: "pairing: waiting").count
+    let pairing = Process()
+    pairing.executableURL = Binaries.url("puckctl")
+    pairing.arguments = ["--socket", dock.socketPath, "pair", "--timeout", "20s"]
+    let errors = Pipe()
+    pairing.standardOutput = FileHandle.nullDevice
+    pairing.standardError = errors
+    try pairing.run()
+    try waitUntil(timeout: 5, "pairing is waiting") {
+      dock.log.components(separatedBy: "pairing: waiting").count > waitingBefore
+    }
+    for _ in 0..<2 { _ = try dock.ctl("scan", paired) }
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    pairing.waitUntilExit()
+    return (pairing.terminationStatus, message)
+  }
+
   private func reasons(_ status: [String: Any]) -> [String] {
     status["reasons"] as? [String] ?? []
   }
@@ -144,6 +164,33 @@ struct StateDurabilityAttackTests {
     }
     let after = try dock.status()
     #expect(!problems(after).contains { $0.contains("guards.json") && $0.contains("cannot be read") })
+  }
+
+  @Test("pairing.json cannot be read (a socket, ENXIO): pair and unpair do not replace it; status says so")
+  func unreadablePairingIsNotReplaced() throws {
+    let dock = try DaemonHarness(audio: false)
+    try FileManager.default.createDirectory(atPath: dock.stateDirectory, withIntermediateDirectories: true)
+    let socket = unixSocket(SOCK_STREAM, path: path(dock, "pairing.json"), bind: true)
+    #expect(socket >= 0)
+    close(socket)  // the socket file stays; open(2) on it fails with ENXIO, even for root
+    try dock.start()
+
+    let status = try dock.status()
+    #expect(reasons(status).contains { $0.contains("pairing.json") }, "\(reasons(status))")
+    #expect(problems(status).contains { $0.contains("pairing.json") }, "\(problems(status))")
+
+    let refused = try pairWithScans(dock)
+    #expect(refused.status != 0, "pairing over an unreadable pairing file is refused")
+    #expect(refused.stderr.contains("pairing.json"), "\(refused.stderr)")
+    #expect(try dock.ctl("unpair").status != 0)
+    #expect(fileType(dock, "pairing.json") == S_IFSOCK, "the unreadable pairing file is never replaced")
+    #expect(try dock.status()["pairedTag"] == nil)
+
+    // Once it is gone (nothing left to lose), pairing works again.
+    #expect(unlink(path(dock, "pairing.json")) == 0)
+    #expect(try pairWithScans(dock).status == 0)
+    #expect(fileType(dock, "pairing.json") == S_IFREG)
+    #expect(!problems(try dock.status()).contains { $0.contains("pairing.json") })
   }
 
   // MARK: - Item 8: a closed guard always has its history entry
