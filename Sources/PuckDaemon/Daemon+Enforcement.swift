@@ -56,11 +56,7 @@ extension Daemon {
     case .cancelRetry:
       break  // The wall timer is recomputed from the guards after every event.
     case .recordHistory(let entry):
-      do {
-        try history.append(entry)
-      } catch {
-        Log.error("could not record history: \(error)")
-      }
+      recordHistory(entry)
       logHistory(entry)
     case .retireAlarm(let id):
       guard let index = book.index(of: id) else { return }

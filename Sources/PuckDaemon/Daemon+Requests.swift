@@ -48,6 +48,10 @@ extension Daemon {
       client.send(.failure(ControlFailure(.permissionDenied, "\(command.name) needs \(who)")))
       return
     }
+    // A state file that could not be read, or a history entry still waiting, is tried again
+    // before the request sees or changes anything; not for anyone's status, which would let
+    // any local user make the loop re-read the history file as fast as they can ask.
+    if held >= .member { retryStateFiles() }
     switch command {
     case .status:
       client.send(ControlReply(ok: true, status: dockStatus()))
@@ -110,8 +114,11 @@ extension Daemon {
       Log.warning("override requested by uid \(client.peer.uid) (pid \(client.peer.pid))")
       let count = machine.guards.count
       handle(.override)
-      client.send(
-        .success("closed \(count) wake-up\(count == 1 ? "" : "s") WITHOUT a scan; recorded in history"))
+      let recorded =
+        machine.pendingHistory.isEmpty
+        ? "recorded in history"
+        : "NOT yet recorded in history (\(historyFailure ?? "pending")); kept in \(EnforcementRecord.fileName) and retried"
+      client.send(.success("closed \(count) wake-up\(count == 1 ? "" : "s") WITHOUT a scan; \(recorded)"))
     case .pair(let timeout): startPairing(timeout: timeout, client: client)
     case .unpair: unpair(client: client)
     case .test(let seconds): startRehearsal(seconds: seconds, client: client)
@@ -259,7 +266,7 @@ extension Daemon {
       return
     }
     do {
-      try pairingFile.save(PairedTag(uid: uid, pairedAt: now))
+      try savePairing(PairedTag(uid: uid, pairedAt: now))
     } catch {
       finishPairing(.failure(ControlFailure(.failed, "could not save the pairing: \(error)")))
       return
@@ -290,7 +297,7 @@ extension Daemon {
       return
     }
     do {
-      try pairingFile.remove()
+      try removePairing()
     } catch {
       client.send(.failure(ControlFailure(.failed, "\(error)")))
       return

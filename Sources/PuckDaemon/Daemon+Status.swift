@@ -31,7 +31,9 @@ extension Daemon {
   /// Everything `puckctl status` shows, with the verdict and every reason against it.
   func dockStatus() -> DockStatus {
     let devices = deviceHealth()
-    var reasons: [String] = []
+    // A state file that cannot be read or a wake-up missing from history comes first.
+    let stateFiles = stateFileReasonsAndProblems()
+    var reasons = stateFiles.reasons
     if options.simulate {
       reasons.append(
         "SIMULATED dock: there is no reader, scans come from 'puckctl scan' — nothing enforces the wake-up")
@@ -62,7 +64,7 @@ extension Daemon {
     if synchronized == false {
       reasons.append("the system clock is not synchronised (no NTP yet?); alarms follow the clock as it is")
     }
-    var problems = stateProblems
+    var problems = stateProblems + stateFiles.problems
     if let configProblem { problems.append(configProblem) }
     if let soundProblem { problems.append(soundProblem) }
     if !problems.isEmpty {

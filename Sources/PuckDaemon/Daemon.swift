@@ -71,6 +71,15 @@ public final class Daemon {
   /// The unacknowledged problems of the state files, as status shows them.
   var stateProblems: [String] = []
   var pairingProblem: String?
+  /// State files that could not be read: never written over while that lasts.
+  var unreadableFiles = UnreadableStateFiles()
+  /// Why the last history append failed, while closed wake-ups wait in the journal.
+  var historyFailure: String?
+  /// The occurrences whose guards closed in this run: a guards file that reads again later
+  /// does not bring them back.
+  var closedOccurrences: Set<AlarmOccurrence> = []
+  /// Retries the held state files and the waiting history entries (CLOCK_MONOTONIC).
+  let stateRetryTimer: Timer
 
   var zone: ZoneRules = .utc
   var zoneName = "UTC"
@@ -122,6 +131,7 @@ public final class Daemon {
     ringTimer = try Timer(.monotonic)
     watchdogTimer = try Timer(.monotonic)
     preAlarmTimer = try Timer(.wallClock)
+    stateRetryTimer = try Timer(.monotonic)
     state = try StateDirectory(path: options.stateDirectory)
     // Before anything reads or writes state, opens devices or touches the socket: a second
     // daemon must leave the first one's files, reader and clients alone.
@@ -170,6 +180,10 @@ public final class Daemon {
       guard self.preAlarmTimer.acknowledge() == .expired else { return }
       self.reader?.checkHealth()
       self.checkAudioDevice()
+    }
+    try loop.watch(stateRetryTimer.fd) { [unowned self] _ in
+      guard self.stateRetryTimer.acknowledge() != nil else { return }
+      self.retryStateFiles()
     }
     try loop.watch(ringTimer.fd) { [unowned self] _ in
       guard self.ringTimer.acknowledge() != nil else { return }
@@ -338,19 +352,16 @@ public final class Daemon {
     }
   }
 
+  /// Loads each state file on its own, the open guards first: whatever fails to read, an open
+  /// wake-up rings (issue 8 item 4).
   private func loadState() {
-    do {
-      let alarms = try state.load(AlarmBook.fileName, as: AlarmBook.self)
-      book = alarms.value ?? AlarmBook()
-      logProblems(alarms.problems)
-      let guards = try state.load(EnforcementRecord.fileName, as: EnforcementRecord.self)
-      record = guards.value ?? EnforcementRecord()
-      logProblems(guards.problems)
-    } catch {
-      Log.error("state: \(error)")
-    }
-    machine = WakeGuardMachine(guards: record.guards)
+    removeStaleTemporaryFiles()
+    record = loadDocument(EnforcementRecord.fileName, as: EnforcementRecord.self) ?? EnforcementRecord()
+    machine = WakeGuardMachine(guards: record.guards, pendingHistory: record.pendingHistory)
+    book = loadDocument(AlarmBook.fileName, as: AlarmBook.self) ?? AlarmBook()
     loadPairing()
+    // Entries journaled by a run that crashed before recording them.
+    if !machine.pendingHistory.isEmpty { flushPendingHistory() }
     refreshStateProblems()
   }
 
@@ -366,12 +377,21 @@ public final class Daemon {
       let loaded = try pairingFile.load()
       pairedTag = loaded.value?.uid
       pairingProblem = nil
+      unreadableFiles.remove(PairingFile.name)
       logProblems(loaded.problems)
       if let tag = pairedTag { Log.info("paired tag \(tag.masked)") }
     } catch {
       pairedTag = nil
       pairingProblem = "\(error)"
       Log.error("\(error)")
+      // A refused file (owner, mode, type) is replaced by pairing again, deliberately; a file
+      // that could not be read may hold a good pairing and is not written over.
+      if case .fileSystem = error {
+        unreadableFiles.add(PairingFile.name, error: error)
+        armStateRetry()
+      } else {
+        unreadableFiles.remove(PairingFile.name)
+      }
     }
   }
 
@@ -381,6 +401,13 @@ public final class Daemon {
 
   func saveRecord() {
     record.guards = machine.guards
+    record.pendingHistory = machine.pendingHistory
+    guard !unreadableFiles.contains(EnforcementRecord.fileName) else {
+      Log.warning(
+        "open wake-ups not saved: \(EnforcementRecord.fileName) could not be read and is not written over (retried)"
+      )
+      return
+    }
     do {
       try state.save(record, name: EnforcementRecord.fileName)
     } catch {
@@ -389,6 +416,7 @@ public final class Daemon {
   }
 
   func saveBook() throws(StorageError) {
+    if let refusal = unreadableFiles.refusal(toWrite: AlarmBook.fileName) { throw refusal }
     try state.save(book, name: AlarmBook.fileName)
   }
 

@@ -58,6 +58,13 @@ public struct HistoryLog<Entry: VersionedPayload>: Sendable {
     }
   }
 
+  /// Whether `entry` is in the file. A caller that may have appended it already (a crash or a
+  /// failed `fsync` came between the append and its own record of it) looks before appending
+  /// again, so an entry is never recorded twice.
+  public func contains(_ entry: Entry) throws(StorageError) -> Bool where Entry: Equatable {
+    try read().value?.contains(entry) ?? false
+  }
+
   /// The last `limit` readable entries (all of them when nil), oldest first and newest last,
   /// with any problems found while reading.
   public func read(limit: Int? = nil) throws(StorageError) -> StateLoad<[Entry]> {

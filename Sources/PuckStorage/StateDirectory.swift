@@ -64,6 +64,18 @@ public struct StateDirectory: Sendable {
     }
   }
 
+  /// The last good copy of document `name` (`NAME.prev`) for a caller whose `NAME` could not be
+  /// read at all: nil when there is none or it does not decode. Only reads; records nothing.
+  public func loadLastGoodCopy<T: VersionedPayload>(_ name: String, as type: T.Type = T.self)
+    throws(StorageError) -> T?
+  {
+    Self.checkName(name)
+    return try mapErrors { () throws(FileSystemError) -> T? in
+      guard let bytes = try DurableFile.read(filePath(name) + ".prev") else { return nil }
+      return try? DocumentCodec.decode(type, from: bytes)
+    }
+  }
+
   /// Replaces document `name` atomically and durably. When `keepsPreviousCopy` is true (the
   /// default), the current file becomes `NAME.prev` first if it still decodes; when false, any
   /// `NAME.prev` is removed (for files where falling back to an older value would be wrong).

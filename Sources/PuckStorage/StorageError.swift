@@ -11,6 +11,9 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
   case pairingFileRefused(path: String, PairingFileRefusal)
   /// Another daemon (pid, when it could be read) holds the state directory at `path`.
   case inUse(path: String, pid: Int32?)
+  /// `file` could not be read (`readError`), so it is not written over until it can be: its
+  /// content is unknown and a save would replace it.
+  case notWrittenOver(file: String, readError: String)
 
   /// A sentence for logs and `puckctl` output.
   public var description: String {
@@ -21,6 +24,8 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case .inUse(let path, let pid):
       return "another puckd\(pid.map { " (pid \($0))" } ?? "") is already using the state directory \(path); "
         + "stop it first (sudo systemctl stop puckd) or give this one its own --state-dir"
+    case .notWrittenOver(let file, let readError):
+      return "\(file) cannot be read (\(readError)); it is not written over until it can be read again"
     }
   }
 }

@@ -37,6 +37,14 @@ import Testing
     #expect(mode(ofPath: history.path) == 0o600)
   }
 
+  @Test func containsFindsAnAppendedEntry() throws {
+    defer { scratch.remove() }
+    #expect(try !history.contains(Event(what: "one")), "no file yet")
+    try history.append(Event(what: "one"))
+    #expect(try history.contains(Event(what: "one")))
+    #expect(try !history.contains(Event(what: "two")))
+  }
+
   @Test func tornLastLineIsToleratedAndReported() throws {
     defer { scratch.remove() }
     try history.append(Event(what: "one"))

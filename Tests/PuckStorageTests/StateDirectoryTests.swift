@@ -187,6 +187,25 @@ import Testing
     #expect(try state.removeStaleTemporaryFiles() == [".alarms.json.tmp-123-456"])
     #expect(try names(in: state.path) == ["alarms.json"])
   }
+
+  @Test func aFileThatCannotBeReadThrowsAndItsLastGoodCopyIsReadWithoutTouchingIt() throws {
+    defer { scratch.remove() }
+    try saveTwoVersions()
+    let current = file("alarms.json")
+    unlink(current)
+    #expect(mkdir(current, 0o700) == 0)  // read(2) gives EISDIR, even for root
+    #expect(throws: StorageError.self) { try state.load("alarms.json", as: Book.self) }
+    #expect(try state.loadLastGoodCopy("alarms.json", as: Book.self) == Book(alarms: ["06:30"]))
+    #expect(
+      try names(in: state.path) == ["alarms.json", "alarms.json.prev"], "nothing kept aside or written")
+    #expect(try state.problems().isEmpty, "a read error is not a decoding problem")
+    #expect(throws: StorageError.self, "a save cannot make it the last good copy") {
+      try state.save(Book(alarms: []), name: "alarms.json")
+    }
+    try write(Array("garbage".utf8), toPath: file("guards.json.prev"))
+    #expect(try state.loadLastGoodCopy("guards.json", as: Book.self) == nil, "a bad copy is no copy")
+    #expect(try state.loadLastGoodCopy("pairing.json", as: Book.self) == nil)
+  }
 }
 
 @Suite struct DurableFileTests {

@@ -38,13 +38,32 @@ public struct EnforcementRecord: VersionedPayload, Hashable {
   public var scheduledThrough: Instant?
   /// Missed alarms status shows until acknowledged.
   public var unacknowledgedMissed: [AlarmOccurrence]
+  /// History entries of closed guards not yet known to be in history
+  /// (`WakeGuardMachine.pendingHistory`); absent in files written before it existed.
+  public var pendingHistory: [HistoryEntry]
 
   public init(
-    guards: [WakeGuard] = [], scheduledThrough: Instant? = nil, unacknowledgedMissed: [AlarmOccurrence] = []
+    guards: [WakeGuard] = [], scheduledThrough: Instant? = nil, unacknowledgedMissed: [AlarmOccurrence] = [],
+    pendingHistory: [HistoryEntry] = []
   ) {
     self.guards = guards
     self.scheduledThrough = scheduledThrough
     self.unacknowledgedMissed = unacknowledgedMissed
+    self.pendingHistory = pendingHistory
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case guards, scheduledThrough, unacknowledgedMissed, pendingHistory
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    guards = try container.decode([WakeGuard].self, forKey: .guards)
+    scheduledThrough = try container.decodeIfPresent(Instant.self, forKey: .scheduledThrough)
+    unacknowledgedMissed = try container.decode([AlarmOccurrence].self, forKey: .unacknowledgedMissed)
+    // An optional addition, so schema version 1 still describes the file: an older puckd
+    // ignores the key (and, journaling nothing, loses nothing it knew about).
+    pendingHistory = try container.decodeIfPresent([HistoryEntry].self, forKey: .pendingHistory) ?? []
   }
 }
 

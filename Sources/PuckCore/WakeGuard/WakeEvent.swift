@@ -36,7 +36,9 @@ public enum WakeEffect: Hashable, Sendable {
   case armRetry(guardID: String, at: Instant)
   /// Cancel a guard's retry timer.
   case cancelRetry(guardID: String)
-  /// Append to history.
+  /// Append to history. An entry of a closed guard is already journaled in
+  /// `WakeGuardMachine.pendingHistory` (persisted by the `.persistGuards` before it); once it is
+  /// appended, the daemon reports it with `historyRecorded(_:)`, and retries while it cannot.
   case recordHistory(HistoryEntry)
   /// Disable a one-shot alarm whose wake-up is over.
   case retireAlarm(AlarmID)

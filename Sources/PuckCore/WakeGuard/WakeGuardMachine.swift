@@ -22,9 +22,16 @@ public struct WakeGuardSettings: Hashable, Sendable {
 public struct WakeGuardMachine: Hashable, Sendable {
   /// The open guards, oldest first. This is what is persisted.
   public private(set) var guards: [WakeGuard]
+  /// The history entries of guards that closed and are not yet known to be in history, oldest
+  /// first: a journal, persisted with the guards. Closing a guard removes it and adds its entry
+  /// here in one `.persistGuards`, so that after a crash at any point either the guard is still
+  /// open or its entry is safe (issue 8 item 8); the daemon appends the entry and then reports
+  /// it with `historyRecorded(_:)`.
+  public private(set) var pendingHistory: [HistoryEntry]
 
-  public init(guards: [WakeGuard] = []) {
+  public init(guards: [WakeGuard] = [], pendingHistory: [HistoryEntry] = []) {
     self.guards = guards
+    self.pendingHistory = pendingHistory
   }
 
   /// Whether any guard is ringing.
@@ -49,6 +56,29 @@ public struct WakeGuardMachine: Hashable, Sendable {
     }
     guards[index].phase = .quiet(retryAt: instant)
     return true
+  }
+
+  /// The daemon has `entry` in history (appended, or found there after a crash): it leaves the
+  /// journal. Returns false when it was not pending (nothing to persist).
+  public mutating func historyRecorded(_ entry: HistoryEntry) -> Bool {
+    guard let index = pendingHistory.firstIndex(of: entry) else { return false }
+    pendingHistory.remove(at: index)
+    return true
+  }
+
+  /// Takes in guards and journaled entries found in a state file that could not be read when
+  /// the machine was made (issue 8 item 4): guards not open here (and not of an occurrence in
+  /// `closed`, whose guard closed since) are added, entries not pending here are journaled.
+  /// Returns whether anything was added; the caller resumes new guards with `.daemonStarted`.
+  public mutating func adopt(
+    _ others: [WakeGuard], pendingHistory entries: [HistoryEntry], except closed: Set<AlarmOccurrence>
+  ) -> Bool {
+    let open = Set(guards.map(\.id))
+    let newGuards = others.filter { !open.contains($0.id) && !closed.contains($0.occurrence) }
+    let newEntries = entries.filter { !pendingHistory.contains($0) }
+    guards += newGuards
+    pendingHistory += newEntries
+    return !newGuards.isEmpty || !newEntries.isEmpty
   }
 
   /// Applies an event at `now` and returns the effects to perform, in order.
@@ -123,10 +153,13 @@ public struct WakeGuardMachine: Hashable, Sendable {
       effects.append(.armRetry(guardID: wakeGuard.id, at: retryAt))
     }
     guards = remaining
+    // The closed guards' entries go into the journal in the same write that removes them.
+    let entries = closed.map { HistoryEntry(closing: $0, outcome: .stopped, at: now) }
+    pendingHistory += entries
     var result: [WakeEffect] = [.stopRing, .cancelRingTimeout, .persistGuards]
     result += effects
-    for wakeGuard in closed {
-      result.append(.recordHistory(HistoryEntry(closing: wakeGuard, outcome: .stopped, at: now)))
+    for (wakeGuard, entry) in zip(closed, entries) {
+      result.append(.recordHistory(entry))
       if wakeGuard.occurrence.isOneShot { result.append(.retireAlarm(wakeGuard.occurrence.alarmID)) }
     }
     return result
@@ -186,9 +219,14 @@ public struct WakeGuardMachine: Hashable, Sendable {
     for wakeGuard in closing where !wakeGuard.isRinging {
       effects.append(.cancelRetry(guardID: wakeGuard.id))
     }
+    // Journal first: the write that removes the guards also holds their entries, so no crash
+    // can leave a closed guard without its entry (nor, as appending first would, an entry for a
+    // guard that reopens and is recorded again).
+    let entries = closing.map { HistoryEntry(closing: $0, outcome: outcome, at: now) }
+    pendingHistory += entries
     effects.append(.persistGuards)
-    for wakeGuard in closing {
-      effects.append(.recordHistory(HistoryEntry(closing: wakeGuard, outcome: outcome, at: now)))
+    for (wakeGuard, entry) in zip(closing, entries) {
+      effects.append(.recordHistory(entry))
       if wakeGuard.occurrence.isOneShot {
         effects.append(.retireAlarm(wakeGuard.occurrence.alarmID))
       }

@@ -337,6 +337,99 @@ struct WakeGuardMachineTests {
     let decoded = try JSONDecoder().decode([WakeGuard].self, from: data)
     #expect(decoded == h.machine.guards)
   }
+
+  // MARK: - The history journal (issue 8 item 8)
+
+  @Test("closing a guard journals its entry in the same persist, before the history append")
+  func closingJournalsTheEntryFirst() {
+    for closing in [WakeEvent.tagScanned(Harness.paired, fresh: true), .override] {
+      var h = Harness()
+      h.send(.alarmDue(h.occurrence()))
+      h.advance(30)
+      let effects = h.send(closing)
+      let entries = histories(effects)
+      #expect(entries.count == 1)
+      let persist = effects.firstIndex(of: .persistGuards)
+      let record = effects.firstIndex { if case .recordHistory = $0 { true } else { false } }
+      #expect(persist != nil && record != nil && persist! < record!, "\(closing): journal, then append")
+      #expect(h.machine.guards.isEmpty)
+      #expect(h.machine.pendingHistory == entries, "what persistGuards writes holds the entry")
+      let recorded = h.machine.historyRecorded(entries[0])
+      #expect(recorded)
+      #expect(h.machine.pendingHistory.isEmpty)
+      let again = h.machine.historyRecorded(entries[0])
+      #expect(!again, "an entry leaves the journal once")
+    }
+  }
+
+  @Test("a stopped no-puck alarm is journaled too, and entries wait in order until recorded")
+  func journalKeepsOrder() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence(id: 1, requiresPuck: false)))
+    let first = histories(h.send(.bypass))
+    #expect(first.map(\.outcome) == [.stopped])
+    h.advance(3600)
+    h.send(.alarmDue(h.occurrence(id: 2)))
+    let second = histories(h.send(.override))
+    #expect(h.machine.pendingHistory == first + second, "an unrecorded entry is not dropped by the next")
+    let recorded = h.machine.historyRecorded(second[0])
+    #expect(recorded)
+    #expect(h.machine.pendingHistory == first)
+  }
+
+  @Test("a missed alarm is not journaled (it has no guard to lose)")
+  func missedIsNotJournaled() {
+    var h = Harness()
+    let effects = h.send(.alarmMissed(h.occurrence()))
+    #expect(histories(effects).count == 1)
+    #expect(h.machine.pendingHistory.isEmpty)
+  }
+
+  @Test("a machine made from a saved journal keeps it, and a restart leaves it alone")
+  func journalSurvivesRestart() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence()))
+    let entries = histories(h.send(.override))
+    var restarted = WakeGuardMachine(guards: h.machine.guards, pendingHistory: h.machine.pendingHistory)
+    #expect(restarted.handle(.daemonStarted, at: h.now, settings: h.settings) == [])
+    #expect(restarted.pendingHistory == entries)
+  }
+
+  @Test("guards found later in a file that could not be read are adopted, except open and closed ones")
+  func adoptGuards() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence(id: 1)))
+    let open = h.machine.guards[0]
+    var other = Harness()
+    other.send(.alarmDue(other.occurrence(id: 2)))
+    other.send(.alarmDue(other.occurrence(id: 3)))
+    let unseen = other.machine.guards[0]
+    let closed = other.machine.guards[1]
+    let entry = HistoryEntry(closing: closed, outcome: .woke, at: h.now)
+    let adopted = h.machine.adopt(
+      [open, unseen, closed], pendingHistory: [entry], except: [closed.occurrence])
+    #expect(adopted)
+    #expect(h.machine.guards.map(\.id) == [open.id, unseen.id])
+    #expect(h.machine.pendingHistory == [entry])
+    let again = h.machine.adopt([open], pendingHistory: [entry], except: [])
+    #expect(!again, "nothing new")
+  }
+
+  @Test("guards.json with a journal round-trips; one written before the journal existed still reads")
+  func recordWithJournal() throws {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence(id: 1)))
+    h.send(.alarmDue(h.occurrence(id: 2)))
+    h.send(.override)
+    let record = EnforcementRecord(
+      guards: h.machine.guards, scheduledThrough: h.now, pendingHistory: h.machine.pendingHistory)
+    #expect(record.pendingHistory.count == 2)
+    let bytes = try DocumentCodec.encode(record)
+    #expect(try DocumentCodec.decode(EnforcementRecord.self, from: bytes) == record)
+    let old = #"{"payload": {"guards": [], "unacknowledgedMissed": []}, "schemaVersion": 1}"#
+    let decoded = try DocumentCodec.decode(EnforcementRecord.self, from: Array(old.utf8))
+    #expect(decoded.pendingHistory.isEmpty)
+  }
 }
 
 extension TagUID {

@@ -1,0 +1,48 @@
+import PuckStorage
+
+/// The state files puckd could not read at all (an I/O error such as `EIO`, `EISDIR` or
+/// `ELOOP`, as opposed to content that does not decode, which `StateDirectory` keeps aside and
+/// replaces by the last good copy).
+///
+/// Such a file is never written over while the error lasts (issue 8 item 4): its content is
+/// unknown, and a save would replace it, and then its last good copy, with the little the
+/// daemon knows without it. The daemon works on from memory, retries the read, and status shows
+/// each file here as a reason against "protected".
+struct UnreadableStateFiles {
+  /// The read error of each file, by file name.
+  private var errors: [String: String] = [:]
+
+  /// Whether every state file could be read.
+  var isEmpty: Bool { errors.isEmpty }
+
+  /// Whether `name` could not be read and is held.
+  func contains(_ name: String) -> Bool {
+    errors[name] != nil
+  }
+
+  /// Records that `name` could not be read.
+  mutating func add(_ name: String, error: StorageError) {
+    errors[name] = error.description
+  }
+
+  /// Records that `name` can be read again; returns whether it was held.
+  @discardableResult
+  mutating func remove(_ name: String) -> Bool {
+    errors.removeValue(forKey: name) != nil
+  }
+
+  /// The error to refuse a save of `name` with, or nil when it may be written.
+  func refusal(toWrite name: String) -> StorageError? {
+    errors[name].map { .notWrittenOver(file: name, readError: $0) }
+  }
+
+  /// The held files' names, sorted.
+  var names: [String] { errors.keys.sorted() }
+
+  /// One status problem line per held file.
+  var problems: [String] {
+    errors.sorted { $0.key < $1.key }.map { name, error in
+      "\(name) cannot be read (\(error)); it is not written over until it can be read again (retried)"
+    }
+  }
+}
