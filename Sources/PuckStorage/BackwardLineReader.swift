@@ -65,6 +65,7 @@ struct BackwardLineReader {
       }
       try readPreviousBlock()
     }
+    oversized = oversized || contentEnd - start > maximumLineBytes
     let bytes = oversized ? nil : Array(chunk[(start - chunkStart)..<(contentEnd - chunkStart)])
     chunk.removeSubrange((start - chunkStart)...)
     next = start
