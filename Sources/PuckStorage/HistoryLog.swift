@@ -12,6 +12,9 @@ import PuckCore
 /// puckd reads it a page at a time from the end (`readPage`), so a request costs what the page
 /// holds, not what years of history hold; `read` reads the whole file.
 public struct HistoryLog<Entry: VersionedPayload>: Sendable {
+  /// The most bytes one page goes through by default: 1000 entries of the largest kind (a
+  /// 256-byte label) take well under a megabyte.
+  public static var pageScanBudget: Int { 4 << 20 }
   /// The default file name in the state directory.
   public static var defaultName: String { "history.jsonl" }
   /// The directory holding the file.
@@ -71,7 +74,13 @@ public struct HistoryLog<Entry: VersionedPayload>: Sendable {
   /// reported, a bad line is skipped and reported and the file copied aside once for it. Lines
   /// no page reaches are not checked, so a bad line deep in the history is reported when a page
   /// first reaches it.
-  public func readPage(before: Int? = nil, limit: Int) throws(StorageError) -> HistoryPage<Entry>? {
+  ///
+  /// A page stops early, with fewer entries and a `nextBefore`, once it has gone through
+  /// `scanBudget` bytes: a long run of unreadable lines costs one bounded page after another,
+  /// not one read of the whole file.
+  public func readPage(before: Int? = nil, limit: Int, scanBudget: Int = HistoryLog.pageScanBudget)
+    throws(StorageError) -> HistoryPage<Entry>?
+  {
     let path = self.path
     do throws(FileSystemError) {
       let descriptor: Int32
@@ -96,7 +105,7 @@ public struct HistoryLog<Entry: VersionedPayload>: Sendable {
       var firstFailure: String?
       var tornLine = false
       var oldestRead = end
-      while newestFirst.count < limit, let line = try reader.previousLine() {
+      while newestFirst.count < limit, end - oldestRead < scanBudget, let line = try reader.previousLine() {
         oldestRead = line.start
         guard let bytes = line.bytes else {
           badLines.append(line)
@@ -128,7 +137,7 @@ public struct HistoryLog<Entry: VersionedPayload>: Sendable {
               "the last line was cut short, as a power loss during a write leaves it; that entry is skipped",
             keptAs: nil, fallback: .readableParts, detectedAt: directory.now()))
       }
-      let more = newestFirst.count >= limit && oldestRead > 0
+      let more = oldestRead > 0 && (newestFirst.count >= limit || end - oldestRead >= scanBudget)
       return HistoryPage(
         entries: newestFirst.reversed(), nextBefore: more ? oldestRead : nil, problems: problems)
     } catch {

@@ -172,6 +172,25 @@ import Testing
     #expect(page.problems.first?.reason.contains("longer than any entry") == true)
   }
 
+  @Test func aLongRunOfBadLinesIsCrossedABoundedPageAtATime() throws {
+    defer { scratch.remove() }
+    for event in events(0..<3) { try history.append(event) }
+    try append(raw: String(repeating: String(repeating: "#", count: 99) + "\n", count: 50))
+    for event in events(3..<5) { try history.append(event) }
+    var seen: [Event] = []
+    var pages = 0
+    var before: Int?
+    repeat {
+      let page = try #require(try history.readPage(before: before, limit: 20, scanBudget: 1000))
+      seen = page.entries + seen
+      pages += 1
+      before = page.nextBefore
+    } while before != nil && pages < 100
+    #expect(seen == events(0..<5))
+    #expect(pages >= 5, "5000 bad bytes at most 1000 a page")
+    #expect(try corruptCopies().count == 1)
+  }
+
   @Test func blankLinesAreSkippedAndPagesAgreeWithTheWholeRead() throws {
     defer { scratch.remove() }
     for event in events(0..<6) { try history.append(event) }

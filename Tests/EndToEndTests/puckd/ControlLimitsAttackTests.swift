@@ -74,6 +74,33 @@ struct ControlLimitsAttackTests {
     #expect(try alarmCount(dock) == 100)
   }
 
+  @Test("alarms.json from before the limits: every alarm kept, labels cut to fit, no more added")
+  func oversizedStateIsToleratedAndBounded() throws {
+    let dock = try DaemonHarness(audio: false)
+    let alarms = (1...120).map { id in
+      let label = id == 1 ? Self.combiningLabel : String(repeating: "w", count: 300)
+      return #"{"id": \#(id), "time": "06:30", "days": ["mon"], "label": "\#(label)", "enabled": true}"#
+    }
+    try dock.writeState(
+      "alarms.json", payload: #"{"alarms": [\#(alarms.joined(separator: ","))], "nextID": 121}"#)
+    try dock.start()
+
+    let list = try request(ControlWire.encode(.alarmList), socket: dock.socketPath)
+    #expect(list.alarms?.count == 120)
+    #expect(
+      list.alarms?.allSatisfy { $0.alarm.label.utf8.count <= 256 && $0.alarm.label.count <= 64 } == true)
+    #expect(list.alarms?.last?.alarm.label == String(repeating: "w", count: 64))
+    let listed = try dock.ctl("alarm", "list", as: "nobody")
+    #expect(listed.status == 0)
+    #expect(listed.stdout.utf8.count < 120 * 400, "the list stays small")
+    #expect([0, 1].contains(try dock.ctl("status", as: "nobody").status))
+
+    let add = try dock.ctl("alarm", "add", "07:00", "--days", "tue")
+    #expect(add.status == 2)
+    #expect(add.stderr.contains("at most 100 alarms"))
+    #expect(try alarmCount(dock) == 120)
+  }
+
   @Test("history of 200,000 entries: nobody gets the newest 20, --limit is capped, pages join without gaps")
   func historyIsPaged() throws {
     let dock = try DaemonHarness(audio: false)
