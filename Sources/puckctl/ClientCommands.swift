@@ -179,7 +179,14 @@ struct ClientCommands {
       print(String(decoding: ControlWire.encode(page), as: UTF8.self))
       return .success
     }
-    if entries.isEmpty { print("no wake-ups yet") }
+    if entries.isEmpty {
+      // A page can be empty yet not the last: it crossed only lines that could not be read.
+      if reply.nextBefore != nil {
+        print("no readable wake-ups in this part of the history (see puckctl status)")
+      } else {
+        print(query.before == nil ? "no wake-ups yet" : "no older wake-ups")
+      }
+    }
     let text = StatusText(zone: zone, now: now)
     for entry in entries {
       let when = text.local(entry.closedAt)

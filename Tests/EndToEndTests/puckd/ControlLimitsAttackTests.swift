@@ -171,7 +171,8 @@ struct ControlLimitsAttackTests {
     #expect(pages == 3)
     #expect(seen == Array(0..<45))
     let last = try dock.ctl("history", "--before", arguments.last ?? "", as: "nobody")
-    #expect(!last.stdout.contains("older wake-ups"))
+    #expect(!last.stdout.contains("older wake-ups: puckctl"))
+    #expect(last.stdout.split(separator: "\n").count == 5)
   }
 
   // MARK: - Helpers
