@@ -70,7 +70,9 @@ public struct Alarm: Hashable, Sendable, Codable, Identifiable {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     id = try container.decode(AlarmID.self, forKey: .id)
     time = try container.decode(WallTime.self, forKey: .time)
-    label = try container.decodeIfPresent(String.self, forKey: .label) ?? ""
+    // Tolerated, not refused: an alarms.json from before the label limits (or edited by hand)
+    // keeps every alarm ringing, with an over-long label cut to fit.
+    label = Alarm.fittingLabel(try container.decodeIfPresent(String.self, forKey: .label) ?? "")
     enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
     requiresPuck = try container.decodeIfPresent(Bool.self, forKey: .requiresPuck) ?? true
     skippedDate = try container.decodeIfPresent(LocalDate.self, forKey: .skippedDate)

@@ -57,11 +57,16 @@ extension Daemon {
       client.send(ControlReply(ok: true, status: dockStatus()))
     case .alarmList:
       client.send(ControlReply(ok: true, alarms: alarmViews()))
-    case .history(let limit):
+    case .history(let query):
       do {
-        let loaded = try history.read(limit: limit)
-        if !loaded.problems.isEmpty { refreshStateProblems() }
-        client.send(ControlReply(ok: true, history: loaded.value ?? []))
+        // A page read backwards from its end: the cost follows the page, not the file's years.
+        guard let page = try history.readPage(before: query.before, limit: query.limit) else {
+          let cursor = query.before ?? 0
+          client.send(.failure(ControlFailure(.badRequest, "\(cursor) is not a cursor a history reply gave")))
+          return
+        }
+        if !page.problems.isEmpty { refreshStateProblems() }
+        client.send(ControlReply(ok: true, history: page.entries, nextBefore: page.nextBefore))
       } catch {
         client.send(.failure(ControlFailure(.failed, "history could not be read: \(error)")))
       }
@@ -138,6 +143,12 @@ extension Daemon {
   }
 
   private func addAlarm(_ draft: AlarmDraft, client: ControlServer.Client) {
+    guard !book.isFull else {
+      let limit = AlarmBook.maximumAlarms
+      client.send(
+        .failure(ControlFailure(.refused, "at most \(limit) alarms; remove one first (puckctl alarm rm ID)")))
+      return
+    }
     processDue()
     let alarm = book.add(draft)
     do {

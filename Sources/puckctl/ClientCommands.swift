@@ -37,7 +37,12 @@ struct ClientCommands {
     Closes every open wake-up WITHOUT a scan. Recorded in history as an override. Asks for
     confirmation unless --yes is given.
     """,
-    "history": "usage: puckctl history [--json] [--limit N]\nPast wake-ups, newest last.",
+    "history": """
+    usage: puckctl history [--json] [--limit N] [--before CURSOR]
+    Past wake-ups, newest last: the newest 20, or N (at most 1000). When there are older ones,
+    the last line is the command that shows the page before (--before takes the cursor it
+    names; with --json the cursor is "nextBefore").
+    """,
     "test":
       "usage: puckctl test [--seconds N]\nA short rehearsal: rings for N seconds (default 5) and checks every device.",
     "acknowledge":
@@ -151,21 +156,37 @@ struct ClientCommands {
   }
 
   private func history(_ arguments: [String]) throws -> ExitCode {
-    let args = try ArgumentList(arguments, valued: ["limit"], switches: ["json"])
+    let args = try ArgumentList(arguments, valued: ["limit", "before"], switches: ["json"])
     try args.expectPositionals(0, "")
-    var limit: Int?
+    var query = HistoryQuery()
     if let text = args.value("limit") {
-      guard let value = Int(text), value >= 1 else { throw UsageError("--limit takes a whole number ≥ 1") }
-      limit = value
+      guard let value = Int(text), HistoryQuery.isValidLimit(value) else {
+        throw UsageError("--limit: \(HistoryQuery.limitRule)")
+      }
+      query.limit = value
     }
-    let reply = try client.send(.history(limit: limit))
+    if let text = args.value("before") {
+      guard let cursor = Int(text), cursor >= 0 else {
+        throw UsageError("--before takes the cursor a history page printed (puckctl history --before N)")
+      }
+      query.before = cursor
+    }
+    let reply = try client.send(.history(query))
     guard reply.ok == true else { return report(reply) }
     let entries = reply.history ?? []
     if args.flag("json") {
-      print(String(decoding: ControlWire.encode(ControlReply(ok: true, history: entries)), as: UTF8.self))
+      let page = ControlReply(ok: true, history: entries, nextBefore: reply.nextBefore)
+      print(String(decoding: ControlWire.encode(page), as: UTF8.self))
       return .success
     }
-    if entries.isEmpty { print("no wake-ups yet") }
+    if entries.isEmpty {
+      // A page can be empty yet not the last: it crossed only lines that could not be read.
+      if reply.nextBefore != nil {
+        print("no readable wake-ups in this part of the history (see puckctl status)")
+      } else {
+        print(query.before == nil ? "no wake-ups yet" : "no older wake-ups")
+      }
+    }
     let text = StatusText(zone: zone, now: now)
     for entry in entries {
       let when = text.local(entry.closedAt)
@@ -180,6 +201,11 @@ struct ClientCommands {
       case .missed: what = "MISSED (the dock was down)"
       }
       print("\(when)  \(entry.occurrence.displayName): \(what)")
+    }
+    if let older = reply.nextBefore {
+      // The whole command, so the next page is one copy and paste away.
+      let limit = args.value("limit") == nil ? "" : " --limit \(query.limit)"
+      print("older wake-ups: puckctl history --before \(older)\(limit)")
     }
     return .success
   }
@@ -255,6 +281,8 @@ struct ClientCommands {
       recurrence = .once(todayFire > now ? today : today.adding(days: 1))
     }
     let label = args.value("label") ?? ""
+    // Checked here too, so the person gets the rule before anything is sent.
+    guard Alarm.isAcceptableLabel(label) else { throw UsageError("--label: \(Alarm.labelRule)") }
     let draft = AlarmDraft(
       time: time, recurrence: recurrence, label: label, requiresPuck: !args.flag("no-puck"))
     return report(try client.send(.alarmAdd(draft)))

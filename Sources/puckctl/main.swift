@@ -19,7 +19,8 @@ enum PuckCtl {
       stop                        silence the ring; it comes back after the retry delay
       scan UID                    simulated scan (puckd --simulate only)
       override                    end every open wake-up without a scan (root, recorded)
-      history [--json] [--limit N]
+      history [--json] [--limit N] [--before CURSOR]
+                                  past wake-ups, newest last, a page at a time
       test [--seconds N]          short rehearsal: ring and check every device
       acknowledge                 clear the state problems and missed alarms status shows
       calendar HH:MM [...]        when an alarm would fire (offline, no daemon needed)

@@ -41,7 +41,8 @@ public enum ControlCommand: Hashable, Sendable {
   /// A simulated scan (only a `--simulate` daemon accepts it).
   case scan(TagUID)
   case override
-  case history(limit: Int?)
+  /// A page of the history, newest last.
+  case history(HistoryQuery)
   /// A short rehearsal: ring for this many seconds, check every device.
   case test(seconds: Int)
   /// Clear the state problems status shows (corrupt files kept aside).

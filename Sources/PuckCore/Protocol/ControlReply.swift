@@ -12,11 +12,16 @@ public struct ControlReply: Hashable, Sendable, Codable {
   public var message: String?
   public var status: DockStatus?
   public var alarms: [AlarmView]?
+  /// A page of history, oldest first and newest last.
   public var history: [HistoryEntry]?
+  /// With `history`: the cursor for the next older page (send it as `before`); absent when the
+  /// page reaches the oldest entry.
+  public var nextBefore: Int?
 
   public init(
     ok: Bool? = nil, progress: String? = nil, failure: ControlFailure? = nil, message: String? = nil,
-    status: DockStatus? = nil, alarms: [AlarmView]? = nil, history: [HistoryEntry]? = nil
+    status: DockStatus? = nil, alarms: [AlarmView]? = nil, history: [HistoryEntry]? = nil,
+    nextBefore: Int? = nil
   ) {
     self.ok = ok
     self.progress = progress
@@ -25,6 +30,7 @@ public struct ControlReply: Hashable, Sendable, Codable {
     self.status = status
     self.alarms = alarms
     self.history = history
+    self.nextBefore = nextBefore
   }
 
   /// A final success line.

@@ -20,6 +20,8 @@ public enum ControlWire {
     var requiresPuck: Bool?
     var uid: String?
     var limit: Int?
+    /// `history`: a cursor from an earlier reply's `nextBefore`.
+    var before: Int?
     var seconds: Int?
   }
 
@@ -39,7 +41,9 @@ public enum ControlWire {
       request.requiresPuck = draft.requiresPuck
     case .alarmRemove(let id), .alarmSetEnabled(let id, _), .alarmSkip(let id): request.id = id
     case .scan(let uid): request.uid = uid.description
-    case .history(let limit): request.limit = limit
+    case .history(let query):
+      request.limit = query.limit
+      request.before = query.before
     case .test(let seconds): request.seconds = seconds
     }
     return encodeLine(request)
@@ -82,9 +86,7 @@ public enum ControlWire {
       default: throw ControlFailure(.badRequest, "alarm.add needs non-empty days or a date, not both")
       }
       let label = request.label ?? ""
-      guard label.count <= 64, !label.contains(where: \.isNewline) else {
-        throw ControlFailure(.badRequest, "a label is one line of at most 64 characters")
-      }
+      guard Alarm.isAcceptableLabel(label) else { throw ControlFailure(.badRequest, Alarm.labelRule) }
       return .alarmAdd(
         AlarmDraft(
           time: time, recurrence: recurrence, label: label, requiresPuck: request.requiresPuck ?? true))
@@ -102,10 +104,15 @@ public enum ControlWire {
       }
     case "override": return .override
     case "history":
-      if let limit = request.limit, limit < 1 {
-        throw ControlFailure(.badRequest, "history limit must be at least 1")
+      // An old client sends `limit` alone, or nothing: it gets the newest entries.
+      let limit = request.limit ?? HistoryQuery.defaultLimit
+      guard HistoryQuery.isValidLimit(limit) else {
+        throw ControlFailure(.badRequest, HistoryQuery.limitRule)
       }
-      return .history(limit: request.limit)
+      if let before = request.before, before < 0 {
+        throw ControlFailure(.badRequest, "a history cursor is a value an earlier history reply gave")
+      }
+      return .history(HistoryQuery(limit: limit, before: request.before))
     case "test":
       let seconds = request.seconds ?? 5
       guard (1...60).contains(seconds) else { throw ControlFailure(.badRequest, "test takes 1-60 seconds") }

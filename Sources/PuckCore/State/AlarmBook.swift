@@ -1,6 +1,10 @@
 /// `alarms.json`: every alarm and the next free ID.
 public struct AlarmBook: VersionedPayload, Hashable {
   public static let schemaVersion = 1
+  /// The most alarms `alarm add` accepts. Every alarm is in each `alarm list` reply and each
+  /// schedule computation, so their number is bounded; a book already holding more (written by
+  /// hand) keeps them all and refuses additions until enough are removed.
+  public static let maximumAlarms = 100
 
   public var alarms: [Alarm]
   /// IDs are never reused, so an old `puckctl alarm rm 3` cannot hit a newer alarm.
@@ -10,6 +14,9 @@ public struct AlarmBook: VersionedPayload, Hashable {
     self.alarms = alarms
     self.nextID = nextID
   }
+
+  /// Whether the book holds `maximumAlarms` or more, so `alarm add` is refused.
+  public var isFull: Bool { alarms.count >= Self.maximumAlarms }
 
   /// Adds an alarm from a draft and returns it.
   public mutating func add(_ draft: AlarmDraft) -> Alarm {

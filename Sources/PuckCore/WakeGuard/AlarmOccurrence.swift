@@ -37,4 +37,20 @@ public struct AlarmOccurrence: Hashable, Sendable, Codable {
   public var displayName: String {
     label.isEmpty ? "\(time) alarm" : "\(time) \"\(label)\" alarm"
   }
+
+  private enum CodingKeys: String, CodingKey {
+    case alarmID, label, time, scheduledAt, requiresPuck, isOneShot
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    alarmID = try container.decode(AlarmID.self, forKey: .alarmID)
+    // History and guards written before the label limits may hold a label of any size; cut it
+    // so that a page of history stays bounded (Alarm.fittingLabel).
+    label = Alarm.fittingLabel(try container.decode(String.self, forKey: .label))
+    time = try container.decode(WallTime.self, forKey: .time)
+    scheduledAt = try container.decode(Instant.self, forKey: .scheduledAt)
+    requiresPuck = try container.decode(Bool.self, forKey: .requiresPuck)
+    isOneShot = try container.decode(Bool.self, forKey: .isOneShot)
+  }
 }

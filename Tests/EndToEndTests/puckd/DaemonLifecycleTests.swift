@@ -91,7 +91,7 @@ struct DaemonLifecycleTests {
   func longHistory() throws {
     let dock = try DaemonHarness(audio: false)
     let line =
-      #"{"payload": {"outcome": "woke", "occurrence": {"alarmID": 1, "label": "gym", "time": "06:30", "#
+      #"{"payload": {"outcome": "woke", "occurrence": {"alarmID": 1, "label": "gym \#(String(repeating: "x", count: 60))", "time": "06:30", "#
       + #""scheduledAt": "2026-03-30T03:30:00Z", "requiresPuck": true, "isOneShot": false}, "#
       + #""openedAt": "2026-03-30T03:30:00Z", "closedAt": "2026-03-30T03:41:00Z", "bypassCount": 3, "rings": 4}, "#
       + #""schemaVersion": 1}"#
@@ -99,11 +99,20 @@ struct DaemonLifecycleTests {
     try String(repeating: line + "\n", count: 6000).write(
       toFile: dock.stateDirectory + "/history.jsonl", atomically: true, encoding: .utf8)
     try dock.start()
-    let result = try dock.ctl("history", "--json")
-    #expect(result.status == 0)
-    let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-    #expect((object?["history"] as? [Any])?.count == 6000)
-    #expect(result.stdout.utf8.count > 1_000_000, "bigger than a socket buffer")
+    // Pages of the most one request may ask for (1000), each bigger than a socket buffer.
+    var received = 0
+    var before: [String] = []
+    for _ in 0..<7 {
+      let result = try dock.ctl(["history", "--json", "--limit", "1000"] + before)
+      #expect(result.status == 0)
+      let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+      #expect((object?["history"] as? [Any])?.count == 1000)
+      #expect(result.stdout.utf8.count > 250_000, "bigger than a socket buffer")
+      received += (object?["history"] as? [Any])?.count ?? 0
+      guard let next = object?["nextBefore"] as? Int else { break }
+      before = ["--before", "\(next)"]
+    }
+    #expect(received == 6000)
   }
 
   @Test("a configured buzzer on a chip that is not there is a fault in status, and the alarm still rings")
