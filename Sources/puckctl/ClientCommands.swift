@@ -238,21 +238,21 @@ struct ClientCommands {
     let args = try ArgumentList(arguments, valued: ["days", "date", "label"], switches: ["no-puck"])
     try args.expectPositionals(1, "the alarm time HH:MM")
     let time = try WallTime(parsing: args.positionals[0])
-    let recurrence: Recurrence
-    let today = zone.localDateTime(at: now).date
+    // Relative dates go to the daemon as they are: "today" is the dock's today, not this
+    // shell's (puckctl may run in another zone).
+    let recurrence: DraftRecurrence
     switch (args.value("days"), args.value("date")) {
     case (.some, .some): throw ScheduleInputError.daysAndDate
     case (let days?, nil): recurrence = .weekly(try Weekday.parseSet(days))
     case (nil, let text?):
       switch text.lowercased() {
-      case "today": recurrence = .once(today)
-      case "tomorrow": recurrence = .once(today.adding(days: 1))
+      case "today": recurrence = .today
+      case "tomorrow": recurrence = .tomorrow
       default: recurrence = .once(try LocalDate(parsing: text))
       }
     case (nil, nil):
       // Like a phone's clock: an alarm with no days rings once, at the next HH:MM.
-      let todayFire = zone.instant(for: today, at: time)
-      recurrence = .once(todayFire > now ? today : today.adding(days: 1))
+      recurrence = .next
     }
     let label = args.value("label") ?? ""
     let draft = AlarmDraft(
