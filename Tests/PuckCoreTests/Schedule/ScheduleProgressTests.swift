@@ -66,6 +66,14 @@ import Testing
       [alarm], now: now, policy: MissedAlarmPolicy(), clockSynchronized: nil, in: zone)
     #expect(wait.waitingForClock && wait.ring.isEmpty)
     #expect(waiting.scheduledThrough == handled, "nothing already rung rings again")
+    // An alarm added while waiting is not one that rang: it rings at its time.
+    let added = Alarm(id: 2, time: WallTime(hour: 6, minute: 50), recurrence: daily)
+    waiting.startCounting(2, at: now)
+    let addedFire = try F.instant("2026-12-03T06:50:00Z")
+    #expect(waiting.nextAlarm(among: [alarm, added], now: now, in: zone)?.at == addedFire)
+    let rings = waiting.catchUp(
+      [alarm, added], now: addedFire, policy: MissedAlarmPolicy(), clockSynchronized: nil, in: zone)
+    #expect(rings.waitingForClock && rings.ring.map(\.alarm.id) == [2])
 
     var synced = ScheduleProgress(scheduledThrough: handled, handledThrough: [1: now])
     let reset = synced.catchUp(
