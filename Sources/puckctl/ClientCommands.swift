@@ -26,8 +26,9 @@ struct ClientCommands {
                               [--date YYYY-MM-DD|today|tomorrow] [--label TEXT] [--no-puck]
            puckctl alarm list [--json]
            puckctl alarm rm ID | enable ID | disable ID | skip ID
-    Without --days or --date an alarm rings once, at the next HH:MM. 'skip' skips only the next
-    occurrence. --no-puck: a stop ends it, no scan needed.
+    Without --days or --date an alarm rings once, at the next HH:MM. That, 'today' and
+    'tomorrow' follow the dock's clock and time zone, not this shell's. 'skip' skips only the
+    next occurrence. --no-puck: a stop ends it, no scan needed.
     """,
     "stop":
       "usage: puckctl stop\nSilences the ring (a bypass, like the dock button); it rings again after the retry delay.",

@@ -161,6 +161,22 @@ struct ScheduleAttackTests {
     try waitUntil(timeout: 12, "the promised alarm rings") { try dock.isRinging() }
   }
 
+  @Test("after a backward step, an alarm enabled in the re-lived window rings")
+  func enabledAfterBackwardStep() throws {
+    let now = Date()
+    let dock = try DaemonHarness(audio: false)
+    dock.environment["TZ"] = "UTC"
+    let fire = now + 6
+    let disabled =
+      #"{"id": 1, "time": "\#(text(fire, "HH:mm:ss"))", "date": "\#(text(fire, "yyyy-MM-dd"))", "label": "", "enabled": false, "requiresPuck": true}"#
+    try dock.writeState("alarms.json", payload: #"{"alarms": [\#(disabled)], "nextID": 2}"#)
+    try dock.writeState("guards.json", payload: guards(scheduledThrough: now + 1800))
+    try dock.start()
+    #expect(try dock.ctl("alarm", "enable", "1").status == 0)
+    #expect(try alarmList(dock).first?["next"] as? String == iso(fire))
+    try waitUntil(timeout: 14, "the enabled alarm rings") { try dock.isRinging() }
+  }
+
   @Test("after a backward step, skip skips the next occurrence that will ring, not one already handled")
   func skipAfterBackwardStep() throws {
     let now = Date()
