@@ -145,4 +145,42 @@ import Testing
     #expect(backlog.take(10, in: .utc).count == 2)
     #expect(backlog.isEmpty)
   }
+
+  /// The fast path (look at the grace period only, leave the rest as ranges, drain them in
+  /// slices) must find exactly what walking every occurrence finds, across DST changes.
+  @Test(arguments: ["Europe/Bucharest", "America/New_York", "Pacific/Apia", "UTC"])
+  func catchUpAndBacklogFindWhatTheFullWalkFinds(zoneName: String) throws {
+    let zone = try F.zone(zoneName)
+    let times = [
+      WallTime(hour: 2, minute: 30), WallTime(hour: 1, minute: 30),
+      WallTime(hour: 23, minute: 59, second: 59),
+    ]
+    let recurrences: [Recurrence] = [daily, .weekly([.sunday, .wednesday])]
+    let start = try F.instant("2011-01-01T00:00:00Z")
+    var seed: UInt64 = 42
+    func random(_ bound: Int64) -> Int64 {
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int64((seed >> 33) % UInt64(bound))
+    }
+    for time in times {
+      for recurrence in recurrences {
+        let alarm = Alarm(id: 1, time: time, recurrence: recurrence)
+        for _ in 0..<40 {
+          let handled = start.adding(seconds: random(16 * 365 * 86400))
+          let now = handled.adding(seconds: 1 + random(90 * 86400))
+          let full = MissedAlarmPolicy().catchUp(alarm, lastEvaluated: handled, now: now, in: zone)
+          var progress = ScheduleProgress(scheduledThrough: handled)
+          let fast = progress.catchUp(
+            [alarm], now: now, policy: MissedAlarmPolicy(), clockSynchronized: true, in: zone)
+          var backlog = MissedBacklog(ranges: fast.missed)
+          var missed: [Instant] = []
+          while !backlog.isEmpty && missed.count <= full.missed.count {
+            missed += backlog.take(7, in: zone).map(\.scheduledAt)
+          }
+          #expect(fast.ring.first?.occurrence == full.ring, "\(time) \(recurrence) \(handled)...\(now)")
+          #expect(missed == full.missed.map(\.instant), "\(time) \(recurrence) \(handled)...\(now)")
+        }
+      }
+    }
+  }
 }
