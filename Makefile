@@ -66,6 +66,7 @@ clean:
 bench: deps
 	$(SWIFT) build -c release
 	python3 bench/puckd-bench.py .build/release
+	python3 bench/catch-up-bench.py .build/release
 
 # ---- Deployment: release build, install, Debian package (packaging/README.md) ----------------
 # `make release` as yourself, then `sudo make install` (PREFIX=/usr/local by default), or

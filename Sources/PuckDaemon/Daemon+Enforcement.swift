@@ -101,7 +101,7 @@ extension Daemon {
     case .overridden: Log.warning("\(name) OVERRIDDEN without a scan after \(entry.bypassCount) bypass(es)")
     case .missed:
       Log.warning("\(name) due \(describe(entry.occurrence.scheduledAt)) was MISSED (puckd was not running)")
-      record.unacknowledgedMissed.append(entry.occurrence)
+      record.noteMissed([entry.occurrence])
     }
   }
 
@@ -145,50 +145,112 @@ extension Daemon {
     return Int64(time.tv_sec)
   }
 
-  /// Rings or records every alarm occurrence that fell due up to now, rings due retries, and
-  /// re-arms the wall timer. Runs on the wall timer, on a clock step, at start, and before any
-  /// alarm change (so a change never hides an occurrence that was just due).
+  /// Rings every alarm occurrence that fell due up to now (the newest of each alarm, within
+  /// the grace), queues the older ones to be recorded as missed, rings due retries, and re-arms
+  /// the wall timer. Runs on the wall timer, on a clock step, at start, and before any alarm
+  /// change (so a change never hides an occurrence that was just due).
+  ///
+  /// Its cost does not grow with the downtime: the missed occurrences are not enumerated here
+  /// but saved as ranges and recorded by `recordMissedSlice`, a bounded batch per loop turn.
   func processDue() {
     let current = now
     if machine.nextRetry.map({ $0 <= current }) ?? false {
       handle(.retryDue)
     }
-    var through = record.scheduledThrough ?? current
-    if through.seconds(since: current) > 3600 {
-      // The clock is more than an hour behind what was already handled. Usually a board
-      // without an RTC booted with an old saved time and NTP will step it forward: keep the
-      // handled point, so nothing already rung rings again. Only a synchronised clock is
-      // trusted to say the handled point itself was wrong (saved under a bogus future time).
-      guard clockSynchronized() == true else {
-        Log.warning(
-          "the clock (\(describe(current))) is behind alarms already handled (\(describe(through))); "
-            + "waiting for it to be set")
-        refreshSchedule()
-        return
-      }
+    var progress = record.progress
+    let catchUp = progress.catchUp(
+      book.alarms, now: current, policy: MissedAlarmPolicy(grace: config.enforcement.missedGrace),
+      clockSynchronized: clockSynchronized(), in: zone)
+    if catchUp.waitingForClock {
       Log.warning(
-        "the synchronised clock is \(through.seconds(since: current)) s behind the schedule; rescheduling from now"
-      )
-      through = current
+        "the clock (\(describe(current))) is behind alarms already handled "
+          + "(\(record.scheduledThrough.map(describe) ?? "?")); waiting for it to be set")
     }
-    if through < current {
-      let policy = MissedAlarmPolicy(grace: config.enforcement.missedGrace)
-      for alarm in book.alarms where alarm.enabled {
-        let catchUp = policy.catchUp(alarm, lastEvaluated: through, now: current, in: zone)
-        for missed in catchUp.missed {
-          handle(.alarmMissed(AlarmOccurrence(alarm: alarm, scheduledAt: missed.instant)))
-        }
-        if let ring = catchUp.ring {
-          consumeSkip(of: alarm.id, on: ring.date)
-          handle(.alarmDue(AlarmOccurrence(alarm: alarm, scheduledAt: ring.instant)))
-        }
-      }
+    if catchUp.rescheduled {
+      Log.warning("the synchronised clock is more than an hour behind the schedule; rescheduling from now")
     }
-    if record.scheduledThrough != max(through, current) {
-      record.scheduledThrough = max(through, current)
+    // Ring first, with the handled points not yet moved: a kill before they are saved finds the
+    // same occurrences again, and the machine takes an occurrence whose guard is open as a
+    // duplicate. Saving the points first could lose a ring.
+    for due in catchUp.ring {
+      consumeSkip(of: due.alarm.id, on: due.occurrence.date)
+      handle(.alarmDue(AlarmOccurrence(alarm: due.alarm, scheduledAt: due.occurrence.instant)))
+    }
+    if progress != record.progress || !catchUp.missed.isEmpty {
+      record.progress = progress
+      record.missedBacklog.ranges += catchUp.missed
       saveRecord()
     }
+    scheduleMissedSlice()
     refreshSchedule()
+  }
+
+  /// Missed occurrences recorded per slice: one history write and one fsync each, a few
+  /// milliseconds, so the loop (and the watchdog) never waits long behind a catch-up.
+  static let missedSlice = 256
+
+  /// Queues the next slice of the missed backlog behind whatever the loop has to do.
+  func scheduleMissedSlice() {
+    guard !record.missedBacklog.isEmpty, !missedSliceQueued else { return }
+    missedSliceQueued = true
+    loop.inbox.post(.recordMissed)
+  }
+
+  /// Records the oldest slice of missed occurrences in history (one write, one fsync), then
+  /// saves the backlog past them. A kill between the two writes leaves the slice in history and
+  /// in the backlog; the entries already at the end of history are not written again.
+  func recordMissedSlice() {
+    guard !record.missedBacklog.isEmpty else { return }
+    var backlog = record.missedBacklog
+    let occurrences = backlog.take(Self.missedSlice, in: zone)
+    let recordedAt = now
+    let written: Set<MissedKey>
+    do {
+      // Twice the slice: a wake-up closed after the interrupted slice may follow it.
+      written = Set(
+        try history.last(2 * Self.missedSlice).filter { $0.outcome == .missed }.map(MissedKey.init))
+    } catch {
+      Log.error("could not read the end of the history: \(error); missed alarms are recorded later")
+      return
+    }
+    let entries = occurrences.filter { !written.contains(MissedKey($0)) }.map {
+      HistoryEntry(
+        outcome: .missed, occurrence: $0, openedAt: nil, closedAt: recordedAt, bypassCount: 0, rings: 0)
+    }
+    do {
+      try history.append(contentsOf: entries)
+    } catch {
+      // Left in the backlog; the next processDue (timer, request) tries again.
+      Log.error("could not record missed alarms: \(error)")
+      return
+    }
+    record.missedBacklog = backlog
+    record.noteMissed(occurrences)
+    saveRecord()
+    if let first = occurrences.first, let last = occurrences.last {
+      Log.warning(
+        "\(occurrences.count) alarm occurrence(s) from \(describe(first.scheduledAt)) to "
+          + "\(describe(last.scheduledAt)) were MISSED (puckd was not running)")
+    }
+    // A one-shot that was missed is over.
+    var retired = false
+    for occurrence in occurrences where occurrence.isOneShot {
+      guard let index = book.index(of: occurrence.alarmID), book.alarms[index].enabled else { continue }
+      book.alarms[index].enabled = false
+      retired = true
+    }
+    if retired {
+      do {
+        try saveBook()
+      } catch {
+        Log.error("could not retire missed one-shot alarms: \(error)")
+      }
+    }
+    if backlog.isEmpty {
+      Log.notice("catch-up done: \(record.unacknowledgedMissedCount) missed alarm(s) to acknowledge")
+    }
+    scheduleMissedSlice()
+    updateStatus()
   }
 
   /// A skip applies to one occurrence; once that date has passed it is cleared.
@@ -200,15 +262,24 @@ extension Daemon {
     try? saveBook()
   }
 
-  /// The next alarm occurrence after the handled point.
+  /// When `alarm` rings next: the one answer the timer, status, list, add and skip all use.
+  func nextFire(of alarm: Alarm) -> Instant? {
+    record.progress.nextFire(of: alarm, now: now, in: zone)
+  }
+
+  /// The next alarm occurrence after the handled points.
   func nextAlarm() -> (alarm: Alarm, at: Instant)? {
-    let after = max(record.scheduledThrough ?? now, now)
-    var best: (Alarm, Instant)?
-    for alarm in book.alarms {
-      guard let fire = Schedule.nextFire(of: alarm, after: after, in: zone) else { continue }
-      if best == nil || fire < best!.1 { best = (alarm, fire) }
-    }
-    return best
+    record.progress.nextAlarm(among: book.alarms, now: now, in: zone)
+  }
+
+  /// A new or enabled alarm counts from now, even when the clock is behind the handled point
+  /// (stepped back): saved before the alarm itself, so a kill between leaves no alarm that
+  /// waits for a point it never had.
+  func startCounting(_ id: AlarmID) {
+    var progress = record.progress
+    guard progress.startCounting(id, at: now) else { return }
+    record.progress = progress
+    saveRecord()
   }
 
   /// Arms the wall timer for the earliest of the next alarm and the next retry, the pre-alarm
@@ -236,5 +307,20 @@ extension Daemon {
 
   func describe(_ instant: Instant) -> String {
     zone.describe(instant)
+  }
+}
+
+/// A missed occurrence as history identifies it, to find the ones already written.
+private struct MissedKey: Hashable {
+  let alarmID: AlarmID
+  let scheduledAt: Instant
+
+  init(_ occurrence: AlarmOccurrence) {
+    alarmID = occurrence.alarmID
+    scheduledAt = occurrence.scheduledAt
+  }
+
+  init(_ entry: HistoryEntry) {
+    self.init(entry.occurrence)
   }
 }

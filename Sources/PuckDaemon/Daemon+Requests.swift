@@ -75,6 +75,8 @@ extension Daemon {
       changeAlarm(id, client: client, verb: "removed") { book, index in book.alarms.remove(at: index) }
     case .alarmSetEnabled(let id, let enabled):
       changeAlarm(id, client: client, verb: enabled ? "enabled" : "disabled") { book, index in
+        // Enabled while the clock is behind the handled point, it rings in the re-lived window.
+        if enabled && !book.alarms[index].enabled { self.startCounting(id) }
         book.alarms[index].enabled = enabled
         if enabled { book.alarms[index].skippedDate = nil }
       }
@@ -134,7 +136,7 @@ extension Daemon {
         client.send(.failure(ControlFailure(.failed, "\(error)")))
         return
       }
-      record.unacknowledgedMissed = []
+      record.acknowledgeMissed()
       refreshStateProblems()
       saveRecord()
       updateStatus()
@@ -150,7 +152,8 @@ extension Daemon {
       return
     }
     processDue()
-    let alarm = book.add(draft)
+    startCounting(book.nextID)
+    let alarm = book.add(draft, now: now, in: zone)
     do {
       try saveBook()
     } catch {
@@ -160,7 +163,7 @@ extension Daemon {
     }
     refreshSchedule()
     let next =
-      Schedule.nextFire(of: alarm, after: now, in: zone).map { ", next \(describe($0))" }
+      nextFire(of: alarm).map { ", next \(describe($0))" }
       ?? ", which is in the past"
     Log.info("alarm \(alarm.id) added: \(alarm.time) \(alarm.recurrence.summary)")
     client.send(.success("alarm \(alarm.id) added: \(alarm.time) \(alarm.recurrence.summary)\(next)"))
@@ -203,7 +206,9 @@ extension Daemon {
     let alarm = book.alarms[index]
     var unskipped = alarm
     unskipped.skippedDate = nil
-    guard let next = Schedule.nextFire(of: unskipped, after: now, in: zone) else {
+    // From the handled point, not from now: after a backward step the occurrence just ahead
+    // of the clock may already have rung, and skipping it would skip nothing.
+    guard let next = nextFire(of: unskipped) else {
       client.send(.failure(ControlFailure(.refused, "alarm \(id) has no next occurrence to skip")))
       return
     }

@@ -106,9 +106,7 @@ extension Daemon {
     unreadableFiles.remove(EnforcementRecord.fileName)
     let disk = loaded.value ?? EnforcementRecord()
     let adopted = machine.adopt(disk.guards, pendingHistory: disk.pendingHistory, except: closedOccurrences)
-    for missed in disk.unacknowledgedMissed where !record.unacknowledgedMissed.contains(missed) {
-      record.unacknowledgedMissed.append(missed)
-    }
+    record.noteMissed(disk.unacknowledgedMissed.filter { !record.unacknowledgedMissed.contains($0) })
     Log.notice(
       "state: \(EnforcementRecord.fileName) can be read again; saving the open wake-ups"
         + (adopted ? " (with those found in it)" : ""))

@@ -21,7 +21,7 @@ extension Daemon {
 
   func alarmViews() -> [AlarmView] {
     book.alarms.map { alarm in
-      let next = Schedule.nextFire(of: alarm, after: now, in: zone)
+      let next = nextFire(of: alarm)
       return AlarmView(
         alarm: alarm, next: next,
         nextLocal: next.map { Instant.iso8601(unixSeconds: $0.unixSeconds, offset: zone.offset(at: $0)) })
@@ -76,7 +76,7 @@ extension Daemon {
       guards: machine.guards.map(GuardView.init), pairedTag: pairedTag?.masked, devices: devices,
       clockSynchronized: synchronized, problems: problems,
       missed: record.unacknowledgedMissed.map { "\($0.displayName) due \(describe($0.scheduledAt))" },
-      zone: zoneName)
+      zone: zoneName, missedTotal: record.unacknowledgedMissedCount)
   }
 
   /// The one line `systemctl status` shows: "RINGING 06:30 alarm, retry 2 (bypass 2)" or

@@ -15,6 +15,9 @@ enum LoopMessage: Sendable {
   case button(DockButton.Event)
   /// Stop the daemon as SIGTERM would (`DaemonStopper`).
   case stop
+  /// Record the next slice of missed alarms (posted by the loop to itself, so requests, scans
+  /// and the watchdog get their turn between slices).
+  case recordMissed
 }
 
 /// How the daemon opens its GPIO lines. Nil means the device's own libgpiod line; tests hand in
@@ -116,6 +119,8 @@ public final class Daemon {
   /// CLOCK_BOOTTIME deadlines of the retries armed by a bypass in this run, by guard ID.
   var retryDeadlines: [String: Int64] = [:]
   var lastStatusLine = ""
+  /// A `.recordMissed` message is waiting in the inbox.
+  var missedSliceQueued = false
 
   /// Sets up everything that can fail before the loop runs; errors here are fatal to start-up
   /// (no state directory, no socket) and the caller exits non-zero so systemd restarts it.
@@ -197,6 +202,9 @@ public final class Daemon {
     // or record whatever fell due while it was down.
     handle(.daemonStarted)
     processDue()
+    // One slice now, so a short downtime is fully recorded before READY; the rest of a long
+    // one follows on the loop, with the socket answering between slices.
+    recordMissedSlice()
     checkAudioDevice()
 
     try makeSocketDirectory()
@@ -263,6 +271,9 @@ public final class Daemon {
     case .stop:
       Log.notice("stop requested: shutting down; open wake-ups stay open on disk")
       loop.stop()
+    case .recordMissed:
+      missedSliceQueued = false
+      recordMissedSlice()
     case .button(.pressed):
       Log.notice("dock button pressed")
       if rehearsal != nil {

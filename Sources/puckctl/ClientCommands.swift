@@ -26,8 +26,9 @@ struct ClientCommands {
                               [--date YYYY-MM-DD|today|tomorrow] [--label TEXT] [--no-puck]
            puckctl alarm list [--json]
            puckctl alarm rm ID | enable ID | disable ID | skip ID
-    Without --days or --date an alarm rings once, at the next HH:MM. 'skip' skips only the next
-    occurrence. --no-puck: a stop ends it, no scan needed.
+    Without --days or --date an alarm rings once, at the next HH:MM. That, 'today' and
+    'tomorrow' follow the dock's clock and time zone, not this shell's. 'skip' skips only the
+    next occurrence. --no-puck: a stop ends it, no scan needed.
     """,
     "stop":
       "usage: puckctl stop\nSilences the ring (a bypass, like the dock button); it rings again after the retry delay.",
@@ -264,21 +265,21 @@ struct ClientCommands {
     let args = try ArgumentList(arguments, valued: ["days", "date", "label"], switches: ["no-puck"])
     try args.expectPositionals(1, "the alarm time HH:MM")
     let time = try WallTime(parsing: args.positionals[0])
-    let recurrence: Recurrence
-    let today = zone.localDateTime(at: now).date
+    // Relative dates go to the daemon as they are: "today" is the dock's today, not this
+    // shell's (puckctl may run in another zone).
+    let recurrence: DraftRecurrence
     switch (args.value("days"), args.value("date")) {
     case (.some, .some): throw ScheduleInputError.daysAndDate
     case (let days?, nil): recurrence = .weekly(try Weekday.parseSet(days))
     case (nil, let text?):
       switch text.lowercased() {
-      case "today": recurrence = .once(today)
-      case "tomorrow": recurrence = .once(today.adding(days: 1))
+      case "today": recurrence = .today
+      case "tomorrow": recurrence = .tomorrow
       default: recurrence = .once(try LocalDate(parsing: text))
       }
     case (nil, nil):
       // Like a phone's clock: an alarm with no days rings once, at the next HH:MM.
-      let todayFire = zone.instant(for: today, at: time)
-      recurrence = .once(todayFire > now ? today : today.adding(days: 1))
+      recurrence = .next
     }
     let label = args.value("label") ?? ""
     // Checked here too, so the person gets the rule before anything is sent.

@@ -54,6 +54,10 @@ struct StatusText {
     case nil: lines.append("Clock:    synchronisation unknown (\(status.zone))")
     }
     for problem in status.problems { lines.append("Problem:  \(problem)") }
+    // The daemon sends the newest few; after a long downtime the rest are only counted.
+    if let total = status.missedTotal, total > status.missed.count {
+      lines.append("Missed:   … and \(total - status.missed.count) more before these (see puckctl history)")
+    }
     for missed in status.missed { lines.append("Missed:   \(missed)") }
     if !status.problems.isEmpty || !status.missed.isEmpty {
       lines.append("          (clear these with: puckctl acknowledge)")

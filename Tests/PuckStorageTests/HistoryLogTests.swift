@@ -45,6 +45,27 @@ import Testing
     #expect(try !history.contains(Event(what: "two")))
   }
 
+  @Test func batchAppendAndReadingTheTail() throws {
+    defer { scratch.remove() }
+    #expect(try history.last(3) == [])
+    try history.append(contentsOf: [])
+    #expect(try history.read().value == [])
+    // Enough lines that the tail is read in several chunks from the end.
+    let events = (0..<6000).map { Event(what: "event \($0) " + String(repeating: "x", count: 20)) }
+    try history.append(contentsOf: Array(events[..<3000]))
+    try history.append(contentsOf: Array(events[3000...]))
+    #expect(try history.read().value == events)
+    #expect(try history.last(2) == Array(events.suffix(2)))
+    #expect(try history.last(2500) == Array(events.suffix(2500)))
+    #expect(try history.last(10_000) == events)
+    // A torn last line is skipped (and counts for nothing); the next append starts on its own line.
+    try append(raw: #"{"payload":{"what":"torn"#)
+    #expect(try history.last(1) == [events.last])
+    #expect(try history.last(2) == Array(events.suffix(2)))
+    try history.append(contentsOf: [Event(what: "after")])
+    #expect(try history.last(1) == [Event(what: "after")])
+  }
+
   @Test func tornLastLineIsToleratedAndReported() throws {
     defer { scratch.remove() }
     try history.append(Event(what: "one"))

@@ -13,15 +13,43 @@ public enum Role: Int, Comparable, Sendable, Codable {
 /// A new alarm as `puckctl alarm add` describes it.
 public struct AlarmDraft: Hashable, Sendable {
   public var time: WallTime
-  public var recurrence: Recurrence
+  public var recurrence: DraftRecurrence
   public var label: String
   public var requiresPuck: Bool
 
-  public init(time: WallTime, recurrence: Recurrence, label: String = "", requiresPuck: Bool = true) {
+  public init(time: WallTime, recurrence: DraftRecurrence, label: String = "", requiresPuck: Bool = true) {
     self.time = time
     self.recurrence = recurrence
     self.label = label
     self.requiresPuck = requiresPuck
+  }
+}
+
+/// How a new alarm repeats, as the client said it. "Today", "tomorrow" and "the next HH:MM"
+/// are the daemon's today: puckctl may run in another zone (ssh from a laptop, a container
+/// with another TZ), and the alarm rings by the dock's clock.
+public enum DraftRecurrence: Hashable, Sendable {
+  /// Every week on these days.
+  case weekly(Set<Weekday>)
+  /// Once, on this date.
+  case once(LocalDate)
+  /// Once, today in the daemon's zone.
+  case today
+  /// Once, tomorrow in the daemon's zone.
+  case tomorrow
+  /// Once, at the next time the clock shows the alarm's time (today or tomorrow), like a phone.
+  case next
+
+  /// The recurrence in `zone` at `now`, for an alarm at `time`.
+  public func resolved(time: WallTime, now: Instant, in zone: ZoneRules) -> Recurrence {
+    let today = zone.localDateTime(at: now).date
+    switch self {
+    case .weekly(let days): return .weekly(days)
+    case .once(let date): return .once(date)
+    case .today: return .once(today)
+    case .tomorrow: return .once(today.adding(days: 1))
+    case .next: return .once(zone.instant(for: today, at: time) > now ? today : today.adding(days: 1))
+    }
   }
 }
 

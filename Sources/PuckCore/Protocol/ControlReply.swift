@@ -127,14 +127,17 @@ public struct DockStatus: Hashable, Sendable, Codable {
   public var clockSynchronized: Bool?
   /// State files that need attention (corrupt copies kept aside), until acknowledged.
   public var problems: [String]
-  /// Missed alarms since the last acknowledge.
+  /// The newest missed alarms since the last acknowledge (a few; see `missedTotal`).
   public var missed: [String]
   public var zone: String
+  /// How many alarms were missed since the last acknowledge; more than `missed` holds after a
+  /// long downtime. Nil from a puckd that sent them all.
+  public var missedTotal: Int?
 
   public init(
     protected: Bool, reasons: [String], simulated: Bool, nextAlarm: String?, nextAlarmAt: Instant?,
     guards: [GuardView], pairedTag: String?, devices: [DeviceHealth], clockSynchronized: Bool?,
-    problems: [String], missed: [String], zone: String
+    problems: [String], missed: [String], zone: String, missedTotal: Int? = nil
   ) {
     self.protected = protected
     self.reasons = reasons
@@ -148,5 +151,6 @@ public struct DockStatus: Hashable, Sendable, Codable {
     self.problems = problems
     self.missed = missed
     self.zone = zone
+    self.missedTotal = missedTotal
   }
 }

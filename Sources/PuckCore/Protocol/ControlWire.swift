@@ -15,7 +15,7 @@ public enum ControlWire {
     var id: Int?
     var time: WallTime?
     var days: [Weekday]?
-    var date: LocalDate?
+    var date: WireDate?
     var label: String?
     var requiresPuck: Bool?
     var uid: String?
@@ -23,6 +23,35 @@ public enum ControlWire {
     /// `history`: a cursor from an earlier reply's `nextBefore`.
     var before: Int?
     var seconds: Int?
+  }
+
+  /// `date` of `alarm.add`: `YYYY-MM-DD` as protocol 1 always had it, or `today`/`tomorrow`,
+  /// which the daemon resolves in its own zone.
+  enum WireDate: Codable, Hashable {
+    case absolute(LocalDate)
+    case today
+    case tomorrow
+
+    init(from decoder: any Decoder) throws {
+      let text = try decoder.singleValueContainer().decode(String.self)
+      switch text {
+      case "today": self = .today
+      case "tomorrow": self = .tomorrow
+      default: self = .absolute(try LocalDate(from: decoder))
+      }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      switch self {
+      case .absolute(let date): try date.encode(to: encoder)
+      case .today:
+        var container = encoder.singleValueContainer()
+        try container.encode("today")
+      case .tomorrow:
+        var container = encoder.singleValueContainer()
+        try container.encode("tomorrow")
+      }
+    }
   }
 
   /// Encodes a command as one line (without the newline).
@@ -35,7 +64,10 @@ public enum ControlWire {
       request.time = draft.time
       switch draft.recurrence {
       case .weekly(let days): request.days = days.sorted()
-      case .once(let date): request.date = date
+      case .once(let date): request.date = .absolute(date)
+      case .today: request.date = .today
+      case .tomorrow: request.date = .tomorrow
+      case .next: break  // No days and no date: the next HH:MM.
       }
       request.label = draft.label
       request.requiresPuck = draft.requiresPuck
@@ -79,11 +111,14 @@ public enum ControlWire {
     case "unpair": return .unpair
     case "alarm.add":
       guard let time = request.time else { throw ControlFailure(.badRequest, "alarm.add needs a time") }
-      let recurrence: Recurrence
+      let recurrence: DraftRecurrence
       switch (request.days, request.date) {
       case (let days?, nil) where !days.isEmpty: recurrence = .weekly(Set(days))
-      case (nil, let date?): recurrence = .once(date)
-      default: throw ControlFailure(.badRequest, "alarm.add needs non-empty days or a date, not both")
+      case (nil, .absolute(let date)?): recurrence = .once(date)
+      case (nil, .today?): recurrence = .today
+      case (nil, .tomorrow?): recurrence = .tomorrow
+      case (nil, nil): recurrence = .next
+      default: throw ControlFailure(.badRequest, "alarm.add takes non-empty days or a date, not both")
       }
       let label = request.label ?? ""
       guard Alarm.isAcceptableLabel(label) else { throw ControlFailure(.badRequest, Alarm.labelRule) }

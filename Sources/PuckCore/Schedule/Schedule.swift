@@ -34,15 +34,16 @@ public enum Schedule {
 
   /// The occurrences of `alarm` in `(after, through]`, oldest first: what came due while the
   /// daemon was not looking (stopped, suspended, or the clock jumped). None for a disabled
-  /// alarm; the occurrence on `alarm.skippedDate` is left out.
+  /// alarm; the occurrence on `alarm.skippedDate` is left out. At most `limit` when given (the
+  /// oldest), so years of downtime can be walked in slices.
   public static func occurrences(
-    of alarm: Alarm, after: Instant, through: Instant, in zone: ZoneRules
+    of alarm: Alarm, after: Instant, through: Instant, in zone: ZoneRules, limit: Int? = nil
   ) -> [Occurrence] {
     guard alarm.enabled else { return [] }
     var iterator = OccurrenceIterator(
       time: alarm.time, recurrence: alarm.recurrence, after: after, zone: zone, skipping: alarm.skippedDate)
     var found: [Occurrence] = []
-    while let occurrence = iterator.next(), occurrence.instant <= through {
+    while found.count < limit ?? .max, let occurrence = iterator.next(), occurrence.instant <= through {
       found.append(occurrence)
     }
     return found

@@ -18,10 +18,12 @@ public struct AlarmBook: VersionedPayload, Hashable {
   /// Whether the book holds `maximumAlarms` or more, so `alarm add` is refused.
   public var isFull: Bool { alarms.count >= Self.maximumAlarms }
 
-  /// Adds an alarm from a draft and returns it.
-  public mutating func add(_ draft: AlarmDraft) -> Alarm {
+  /// Adds an alarm from a draft, its relative dates resolved at `now` in `zone`, and returns it.
+  public mutating func add(_ draft: AlarmDraft, now: Instant, in zone: ZoneRules) -> Alarm {
     let alarm = Alarm(
-      id: nextID, time: draft.time, recurrence: draft.recurrence, label: draft.label,
+      id: nextID, time: draft.time,
+      recurrence: draft.recurrence.resolved(time: draft.time, now: now, in: zone),
+      label: draft.label,
       requiresPuck: draft.requiresPuck)
     alarms.append(alarm)
     nextID += 1
@@ -35,16 +37,30 @@ public struct AlarmBook: VersionedPayload, Hashable {
 }
 
 /// `guards.json`: the open wake guards, and how far the schedule has been handled.
+///
+/// Fields added after version 1 (`handledThrough`, `missedBacklog`, `olderUnacknowledgedMissed`)
+/// are optional on disk and left out when empty, so the file stays version 1: an older puckd
+/// reads it and ignores them.
 public struct EnforcementRecord: VersionedPayload, Hashable {
   public static let schemaVersion = 1
+  /// How many missed occurrences are kept to show in status; older ones are only counted.
+  public static let missedShown = 10
 
   /// The open guards, oldest first.
   public var guards: [WakeGuard]
   /// Every alarm occurrence up to this instant has been rung or recorded as missed; on start,
   /// occurrences after it are late (rung within the grace) or missed.
   public var scheduledThrough: Instant?
-  /// Missed alarms status shows until acknowledged.
-  public var unacknowledgedMissed: [AlarmOccurrence]
+  /// Alarms handled only up to an earlier instant than `scheduledThrough` (see
+  /// `ScheduleProgress`).
+  public var handledThrough: [AlarmID: Instant]
+  /// Missed occurrences found but not yet in history.
+  public var missedBacklog: MissedBacklog
+  /// The newest missed alarms status shows until acknowledged, oldest first; at most
+  /// `missedShown`.
+  public private(set) var unacknowledgedMissed: [AlarmOccurrence]
+  /// Missed alarms since the last acknowledge beyond those in `unacknowledgedMissed`.
+  public private(set) var olderUnacknowledgedMissed: Int
   /// History entries of closed guards not yet known to be in history
   /// (`WakeGuardMachine.pendingHistory`); absent in files written before it existed.
   public var pendingHistory: [HistoryEntry]
@@ -55,22 +71,76 @@ public struct EnforcementRecord: VersionedPayload, Hashable {
   ) {
     self.guards = guards
     self.scheduledThrough = scheduledThrough
-    self.unacknowledgedMissed = unacknowledgedMissed
+    self.handledThrough = [:]
+    self.missedBacklog = MissedBacklog()
+    self.unacknowledgedMissed = []
+    self.olderUnacknowledgedMissed = 0
     self.pendingHistory = pendingHistory
+    noteMissed(unacknowledgedMissed)
+  }
+
+  /// The handled points, as the schedule reads and moves them.
+  public var progress: ScheduleProgress {
+    get { ScheduleProgress(scheduledThrough: scheduledThrough, handledThrough: handledThrough) }
+    set {
+      scheduledThrough = newValue.scheduledThrough
+      handledThrough = newValue.handledThrough
+    }
+  }
+
+  /// Every missed alarm since the last acknowledge.
+  public var unacknowledgedMissedCount: Int { olderUnacknowledgedMissed + unacknowledgedMissed.count }
+
+  /// Adds missed alarms (oldest first) for status, keeping the newest `missedShown` and counting
+  /// the rest: years of downtime must not make every status reply and save grow.
+  public mutating func noteMissed(_ occurrences: [AlarmOccurrence]) {
+    unacknowledgedMissed += occurrences
+    let excess = unacknowledgedMissed.count - Self.missedShown
+    if excess > 0 {
+      unacknowledgedMissed.removeFirst(excess)
+      olderUnacknowledgedMissed += excess
+    }
+  }
+
+  /// The owner has seen the missed alarms (`puckctl acknowledge`).
+  public mutating func acknowledgeMissed() {
+    unacknowledgedMissed = []
+    olderUnacknowledgedMissed = 0
   }
 
   private enum CodingKeys: String, CodingKey {
-    case guards, scheduledThrough, unacknowledgedMissed, pendingHistory
+    case guards, scheduledThrough, handledThrough, missedBacklog, unacknowledgedMissed,
+      olderUnacknowledgedMissed, pendingHistory
   }
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     guards = try container.decode([WakeGuard].self, forKey: .guards)
     scheduledThrough = try container.decodeIfPresent(Instant.self, forKey: .scheduledThrough)
-    unacknowledgedMissed = try container.decode([AlarmOccurrence].self, forKey: .unacknowledgedMissed)
+    handledThrough = try container.decodeIfPresent([AlarmID: Instant].self, forKey: .handledThrough) ?? [:]
+    missedBacklog = MissedBacklog(
+      ranges: try container.decodeIfPresent([MissedRange].self, forKey: .missedBacklog) ?? [])
+    unacknowledgedMissed = []
+    olderUnacknowledgedMissed =
+      try container.decodeIfPresent(Int.self, forKey: .olderUnacknowledgedMissed) ?? 0
     // An optional addition, so schema version 1 still describes the file: an older puckd
     // ignores the key (and, journaling nothing, loses nothing it knew about).
     pendingHistory = try container.decodeIfPresent([HistoryEntry].self, forKey: .pendingHistory) ?? []
+    // A file from before the cap can hold thousands: keep the newest, count the rest.
+    noteMissed(try container.decode([AlarmOccurrence].self, forKey: .unacknowledgedMissed))
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(guards, forKey: .guards)
+    try container.encodeIfPresent(scheduledThrough, forKey: .scheduledThrough)
+    if !handledThrough.isEmpty { try container.encode(handledThrough, forKey: .handledThrough) }
+    if !missedBacklog.isEmpty { try container.encode(missedBacklog.ranges, forKey: .missedBacklog) }
+    try container.encode(unacknowledgedMissed, forKey: .unacknowledgedMissed)
+    if olderUnacknowledgedMissed > 0 {
+      try container.encode(olderUnacknowledgedMissed, forKey: .olderUnacknowledgedMissed)
+    }
+    if !pendingHistory.isEmpty { try container.encode(pendingHistory, forKey: .pendingHistory) }
   }
 }
 

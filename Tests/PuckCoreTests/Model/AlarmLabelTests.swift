@@ -55,9 +55,9 @@ import Testing
   @Test func theBookIsFullAtTheLimit() {
     var book = AlarmBook()
     let draft = AlarmDraft(time: WallTime(hour: 6, minute: 30), recurrence: .weekly([.monday]))
-    for _ in 1..<AlarmBook.maximumAlarms { _ = book.add(draft) }
+    for _ in 1..<AlarmBook.maximumAlarms { _ = book.add(draft, now: Instant(unixSeconds: 0), in: .utc) }
     #expect(!book.isFull)
-    _ = book.add(draft)
+    _ = book.add(draft, now: Instant(unixSeconds: 0), in: .utc)
     #expect(book.isFull)
     #expect(AlarmBook.maximumAlarms == 100)
   }

@@ -1,0 +1,52 @@
+import PuckCore
+import Testing
+
+/// `guards.json`: the bounded missed list and the fields added to version 1.
+@Suite struct EnforcementRecordTests {
+  private func occurrence(_ seconds: Int64) -> AlarmOccurrence {
+    AlarmOccurrence(
+      alarmID: 1, label: "", time: WallTime(hour: 6, minute: 30), scheduledAt: Instant(unixSeconds: seconds),
+      requiresPuck: true, isOneShot: false)
+  }
+
+  @Test func theMissedListKeepsTheNewestAndCountsTheRest() {
+    var record = EnforcementRecord()
+    record.noteMissed((1...4000).map { occurrence(Int64($0)) })
+    #expect(record.unacknowledgedMissed.count == EnforcementRecord.missedShown)
+    #expect(record.unacknowledgedMissed.last?.scheduledAt == Instant(unixSeconds: 4000))
+    #expect(record.unacknowledgedMissed.first?.scheduledAt == Instant(unixSeconds: 3991))
+    #expect(record.unacknowledgedMissedCount == 4000)
+    record.acknowledgeMissed()
+    #expect(record.unacknowledgedMissedCount == 0 && record.unacknowledgedMissed.isEmpty)
+  }
+
+  @Test func aFileFromBeforeTheCapIsTrimmedOnRead() throws {
+    let list = (1...500).map {
+      #"{"alarmID": 1, "label": "", "time": "06:30", "scheduledAt": "\#(Instant(unixSeconds: Int64($0)))", "requiresPuck": true, "isOneShot": false}"#
+    }
+    let text =
+      #"{"payload": {"guards": [], "unacknowledgedMissed": [\#(list.joined(separator: ","))]}, "schemaVersion": 1}"#
+    let record = try DocumentCodec.decode(EnforcementRecord.self, from: Array(text.utf8))
+    #expect(record.unacknowledgedMissed.count == EnforcementRecord.missedShown)
+    #expect(record.unacknowledgedMissedCount == 500)
+    #expect(record.missedBacklog.isEmpty && record.handledThrough.isEmpty)
+  }
+
+  @Test func newFieldsRoundTripAndAreLeftOutWhenEmpty() throws {
+    var record = EnforcementRecord(scheduledThrough: Instant(unixSeconds: 1000))
+    let plain = String(decoding: try DocumentCodec.encode(record), as: UTF8.self)
+    #expect(!plain.contains("handledThrough") && !plain.contains("missedBacklog") && !plain.contains("older"))
+    record.handledThrough = [7: Instant(unixSeconds: 900)]
+    let alarm = Alarm(id: 7, time: WallTime(hour: 6, minute: 30), recurrence: .weekly([.monday]))
+    record.missedBacklog = MissedBacklog(ranges: [
+      MissedRange(alarm: alarm, after: Instant(unixSeconds: 0), through: Instant(unixSeconds: 900))
+    ])
+    record.noteMissed((1...12).map { occurrence(Int64($0)) })
+    let decoded = try DocumentCodec.decode(EnforcementRecord.self, from: try DocumentCodec.encode(record))
+    #expect(decoded == record)
+    #expect(
+      decoded.progress
+        == ScheduleProgress(
+          scheduledThrough: Instant(unixSeconds: 1000), handledThrough: [7: Instant(unixSeconds: 900)]))
+  }
+}
