@@ -261,9 +261,7 @@ public final class Daemon {
       Log.info("audio: playing on \(device)")
     case .fault(let fault):
       audioHealth = DeviceHealth(name: "audio", state: .fault, detail: fault.description)
-      Log.error(
-        "audio: \(fault.description)\(ringing != nil ? " — the ring goes on (buzzer) and audio is retried" : "")"
-      )
+      logAudioFault(fault)
     case .stopped, .finished:
       if audioHealth.state == .ok {
         audioHealth.detail = "idle on \(config.audio.device)"
@@ -273,6 +271,23 @@ public final class Daemon {
       }
     }
     updateStatus()
+  }
+
+  /// Says what is really true of a ring whose audio failed: the buzzer carries it only if one is
+  /// configured and working; otherwise nobody hears anything, which is the worst state the dock
+  /// can be in while a wake-up is open, and is logged as critical.
+  private func logAudioFault(_ fault: AudioFault) {
+    guard ringing != nil else {
+      Log.error("audio: \(fault.description)")
+      return
+    }
+    if buzzer.health.state == .ok && buzzer.isRinging {
+      Log.error("audio: \(fault.description) — the buzzer still rings; audio is retried")
+    } else {
+      Log.critical(
+        "audio: \(fault.description) — NOTHING is audible: the audio failed and no buzzer works "
+          + "(\(buzzer.health.detail)); audio is retried")
+    }
   }
 
   // MARK: - Config, zone, state
