@@ -4,7 +4,7 @@ import Synchronization
 /// A PN532 on a pseudo-terminal, speaking the HSU frames libnfc's `pn532_uart` driver sends,
 /// so the real libnfc can be tested without a reader: open `pn532_uart:<path>`.
 ///
-/// Tests lay tags on it (`present`, `remove`), make it die in the ways readers die
+/// Tests lay tags on it (`present`, `add` for several at once, `remove`), make it die in the ways readers die
 /// (`goSilent`: the chip stops answering; `kill`: the serial device disappears) and bring it
 /// back (`revive`, `restart` behind the same symlink), and count the commands it received.
 ///
@@ -89,14 +89,33 @@ public final class PN532Emulator: Sendable {
     shared.withLock { $0.chip.tag = EmulatedTag(uid: uid, atqa: atqa, sak: sak) }
   }
 
-  /// Takes the tag away.
-  public func remove() {
-    shared.withLock { $0.chip.tag = nil }
+  /// Lays another tag in the field next to those already there (a sticker beside the puck).
+  /// With several tags, each InListPassiveTarget lists one of them, in turn.
+  public func add(uid: [UInt8], atqa: UInt16? = nil, sak: UInt8? = nil) {
+    let tag = EmulatedTag(uid: uid, atqa: atqa, sak: sak)
+    shared.withLock { state in
+      if !state.chip.tags.contains(where: { $0.uid == tag.uid }) { state.chip.tags.append(tag) }
+    }
   }
 
-  /// The tag on the antenna, if any.
+  /// Takes the tag with `uid` away, leaving the others.
+  public func remove(uid: [UInt8]) {
+    shared.withLock { $0.chip.tags.removeAll { $0.uid == uid } }
+  }
+
+  /// Takes every tag away.
+  public func remove() {
+    shared.withLock { $0.chip.tags = [] }
+  }
+
+  /// The tag on the antenna, if any (the first, with several).
   public var tag: EmulatedTag? {
     shared.withLock { $0.chip.tag }
+  }
+
+  /// The tags in the field.
+  public var tags: [EmulatedTag] {
+    shared.withLock { $0.chip.tags }
   }
 
   /// Stops answering anything, ACKs included, while still reading (and counting) what the host
@@ -211,7 +230,7 @@ public final class PN532Emulator: Sendable {
         pty = next
         decoder = HSUFrameDecoder()
         shared.withLock {
-          $0.chip = PN532Chip(tag: $0.chip.tag)
+          $0.chip = PN532Chip(tags: $0.chip.tags)
           $0.lastResponse = []
           $0.ptyPath = next.path
           $0.request = nil

@@ -28,8 +28,17 @@ public final class NFCTagReader: TagReader {
     public var pollInterval: Duration = .milliseconds(100)
     /// How often the device is probed while idle, so status can say the reader is there.
     public var idleHealthInterval: Duration = .seconds(60)
-    /// Polls in a row without the tag before it counts as removed.
-    public var removalMisses = 2
+    /// Polls in a row without a tag before it counts as removed; with `settledAbsence`, the
+    /// settled interval a tag must be away before its next arrival counts as a fresh scan.
+    /// Four, because a PN532 lists one target per poll: with a puck and a sticker in the field,
+    /// anticollision answers one, then the other, so each goes unseen for a poll or two in a
+    /// row (more with three tags), and a tag at the edge of the field misses the odd poll.
+    public var removalMisses = 4
+    /// The time a tag must be away, at least, before it counts as removed: 400 ms, about four
+    /// polls at the default interval, and still that long if polls come faster. Taking the
+    /// puck off the reader and presenting it again takes a person longer than this, so the
+    /// rule costs nobody a scan.
+    public var settledAbsence: Duration = .milliseconds(400)
     /// Failed libnfc calls in a row (timeouts, I/O errors) before the reader is reported
     /// faulty, closed and reopened. One garbled frame is not a fault.
     public var failuresBeforeFault = 3
