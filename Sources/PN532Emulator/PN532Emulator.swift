@@ -37,6 +37,8 @@ public final class PN532Emulator: Sendable {
   private struct SharedState: Sendable {
     var chip = PN532Chip()
     var silent = false
+    /// Pause between the bytes of each answer, while set.
+    var byteDelay: Duration?
     var counts: [UInt8: Int] = [:]
     var acks = 0
     var nacks = 0
@@ -122,6 +124,13 @@ public final class PN532Emulator: Sendable {
   /// sends: a chip that hung or lost power behind a live serial line.
   public func goSilent() {
     shared.withLock { $0.silent = true }
+  }
+
+  /// Trickles every answer a byte at a time with `byteDelay` between bytes (nil: at once): a
+  /// chip behind a failing UART whose answers keep coming just quicker than libnfc's timeout,
+  /// so each libnfc call runs for seconds instead of failing.
+  public func answerSlowly(byteDelay: Duration?) {
+    shared.withLock { $0.byteDelay = byteDelay }
   }
 
   /// Answers again after `goSilent`.
@@ -265,8 +274,17 @@ public final class PN532Emulator: Sendable {
         continue
       }
       for frame in decoder.feed(buffer[0..<count]) {
-        let output = shared.withLock { Self.answer(frame, &$0) }
-        if !output.isEmpty { writeAll(output, to: current.master) }
+        let (output, byteDelay) = shared.withLock { (Self.answer(frame, &$0), $0.byteDelay) }
+        guard let byteDelay else {
+          if !output.isEmpty { writeAll(output, to: current.master) }
+          continue
+        }
+        for byte in output {
+          writeAll([byte], to: current.master)
+          let (seconds, attoseconds) = byteDelay.components
+          var interval = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+          nanosleep(&interval, nil)
+        }
       }
     }
   }

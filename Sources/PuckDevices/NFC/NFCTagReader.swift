@@ -73,10 +73,22 @@ public final class NFCTagReader: TagReader {
 
   /// Starts the reader's thread. Calling it again does nothing.
   public func start() {
+    start(after: nil)
+  }
+
+  /// Starts the reader's thread in place of `previous` (a reader replaced on reload): asks
+  /// `previous` to stop and returns at once; the new thread waits (up to `stop()`'s limit) for
+  /// the old one to close its device before opening its own, so the caller's thread never
+  /// waits on a libnfc call and two threads never talk to the same chip. Calling it again
+  /// does nothing.
+  public func start(after previous: NFCTagReader?) {
+    previous?.requestStop()
     guard control.markStarted() else { return }
     let configuration = self.configuration
     let control = self.control
     let status = DetachedThread.start {
+      // Holding `previous` here also means its deinit (which waits) runs on this thread.
+      if let previous { _ = previous.control.waitUntilFinished(timeout: Self.stopLimit) }
       var loop = ReaderPollLoop(configuration: configuration, control: control)
       loop.run()
     }
@@ -123,7 +135,16 @@ public final class NFCTagReader: TagReader {
 
   /// Stops the thread, closing the device (which releases the target and switches the field
   /// off). Waits up to 5 s for the thread; a thread stuck in libnfc is left to finish alone.
+  /// Blocks: for shutdown, or off the daemon's loop thread (see `requestStop`).
   public func stop() {
-    control.stop(waitingUpTo: .seconds(5))
+    control.stop(waitingUpTo: Self.stopLimit)
   }
+
+  /// Asks the thread to stop, close the device and end, and returns at once.
+  public func requestStop() {
+    control.requestStop()
+  }
+
+  /// How long `stop()` waits for the thread.
+  private static let stopLimit = Duration.seconds(5)
 }
