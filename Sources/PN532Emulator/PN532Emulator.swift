@@ -4,9 +4,10 @@ import Synchronization
 /// A PN532 on a pseudo-terminal, speaking the HSU frames libnfc's `pn532_uart` driver sends,
 /// so the real libnfc can be tested without a reader: open `pn532_uart:<path>`.
 ///
-/// Tests lay tags on it (`present`, `add` for several at once, `remove`), make it die in the ways readers die
-/// (`goSilent`: the chip stops answering; `kill`: the serial device disappears) and bring it
-/// back (`revive`, `restart` behind the same symlink), and count the commands it received.
+/// Tests lay tags on it (`present`, `add` for several at once, `remove`), make it die in the
+/// ways readers die (`goSilent`: the chip stops answering; `answerSlowly`: every call drags on;
+/// `kill`: the serial device disappears) and bring it back (`revive`, `restart` behind the same
+/// symlink), and count the commands it received.
 ///
 /// Synchronisation: `Sendable` without `@unchecked`. Everything mutable — the chip, the
 /// counters, the requests to the read thread — is in one `Mutex`. The pseudo-terminal's

@@ -183,8 +183,8 @@ private struct PendingSamples {
 /// rate and makes writes wait; a `null` PCM, some plugins and some network sinks take
 /// everything at once, and a ring that trusted them would render millions of frames a second
 /// and spin a core. So the ring never runs more than `ahead` beyond the time elapsed since its
-/// origin on `ContinuousClock` (CLOCK_MONOTONIC: a wall-clock step never speeds it up or stalls
-/// it), and sleeps on its own thread until it may write again.
+/// origin on `ContinuousClock` (a monotonic clock: a wall-clock step never speeds it up or
+/// stalls it), and sleeps on its own thread until it may write again.
 ///
 /// When the device itself makes the ring wait (its buffer is full) or underruns, the device is
 /// the better clock: the origin moves to that moment, so a card whose crystal runs a little

@@ -67,8 +67,11 @@ public final class NFCTagReader: TagReader {
     control = ReaderControl(onEvent: onEvent)
   }
 
+  /// Asks the thread to stop without waiting for it: the thread holds what it needs (not this
+  /// object), ends by itself, and a reader dropped on the daemon's loop thread never blocks it.
+  /// Call `stop()` to wait.
   deinit {
-    stop()
+    control.requestStop()
   }
 
   /// Starts the reader's thread. Calling it again does nothing.
@@ -78,17 +81,17 @@ public final class NFCTagReader: TagReader {
 
   /// Starts the reader's thread in place of `previous` (a reader replaced on reload): asks
   /// `previous` to stop and returns at once; the new thread waits (up to `stop()`'s limit) for
-  /// the old one to close its device before opening its own, so the caller's thread never
-  /// waits on a libnfc call and two threads never talk to the same chip. Calling it again
-  /// does nothing.
+  /// the old one to close its device before opening its own. So the caller's thread never
+  /// waits on a libnfc call, and unless the old thread is stuck in libnfc for longer than that,
+  /// two threads never talk to the same chip. Calling it again does nothing.
   public func start(after previous: NFCTagReader?) {
     previous?.requestStop()
     guard control.markStarted() else { return }
     let configuration = self.configuration
     let control = self.control
+    let previousControl = previous?.control
     let status = DetachedThread.start {
-      // Holding `previous` here also means its deinit (which waits) runs on this thread.
-      if let previous { _ = previous.control.waitUntilFinished(timeout: Self.stopLimit) }
+      if let previousControl { _ = previousControl.waitUntilFinished(timeout: Self.stopLimit) }
       var loop = ReaderPollLoop(configuration: configuration, control: control)
       loop.run()
     }
