@@ -72,7 +72,7 @@ struct RingPlayback: Sendable {
     // One device buffer and two chunks ahead of real time at most (see `Pace`).
     var pace = Pace(
       sampleRate: sound.sampleRate,
-      ahead: options.latency + .seconds(Double(2 * chunkFrames) / Double(sound.sampleRate)),
+      ahead: options.latency + PCMSound.duration(ofFrames: 2 * chunkFrames, sampleRate: sound.sampleRate),
       frames: renderer.framesRendered)
     /// Writes in a row that took nothing although the device said it had room.
     var emptyWrites = 0
@@ -212,7 +212,7 @@ struct Pace {
 
   /// How long to wait before writing beyond `frames`; nil when it may be written now.
   func delay(before frames: Int, now: ContinuousClock.Instant = .now) -> Duration? {
-    let due = origin + .seconds(Double(frames - originFrames) / Double(sampleRate)) - ahead
+    let due = origin + PCMSound.duration(ofFrames: frames - originFrames, sampleRate: sampleRate) - ahead
     return due > now ? due - now : nil
   }
 }
