@@ -139,6 +139,14 @@ struct DeviceAttackTests {
       try dock.addAlarm(inSeconds: 2)
       try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
       try waitUntil(timeout: 5, "audio reaches the first sink") { try dock.audio!.peak(seconds: 0.4) > 1000 }
+      // A reload that changes nothing leaves the ring, and what status says of it, alone.
+      let reloads = dock.log.components(separatedBy: "SIGHUP").count
+      dock.signal(SIGHUP)
+      try waitUntil(timeout: 5, "the reload is done") {
+        dock.log.components(separatedBy: "SIGHUP").count > reloads
+      }
+      let unchanged = try Self.device("audio", of: dock)?["detail"] as? String
+      #expect(unchanged?.hasPrefix("playing on pulse") == true, "status says \(unchanged ?? "nothing")")
 
       let config = try String(contentsOfFile: dock.configPath, encoding: .utf8)
       try config.replacingOccurrences(of: "device = pulse", with: "device = second").write(
