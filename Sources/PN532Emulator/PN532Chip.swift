@@ -15,8 +15,21 @@ public struct PN532Chip: Sendable {
     case syntaxError
   }
 
-  /// The tag on the antenna, if any.
-  public var tag: EmulatedTag?
+  /// The tags in the field, in the order anticollision picks them in turn.
+  public var tags: [EmulatedTag] = [] {
+    didSet { nextTurn = 0 }
+  }
+  /// Which of `tags` answers the next InListPassiveTarget (or InAutoPoll).
+  private var nextTurn = 0
+  /// The tag the last listing activated, if it is still in the field.
+  public private(set) var listedTag: EmulatedTag?
+
+  /// The tag on the antenna, if any: setting it replaces all others. With several tags, the
+  /// first one.
+  public var tag: EmulatedTag? {
+    get { tags.first }
+    set { tags = newValue.map { [$0] } ?? [] }
+  }
   /// Whether the RF field is on. InListPassiveTarget switches it on, as the real chip does;
   /// RFConfiguration item 1 and PowerDown switch it off.
   public private(set) var fieldOn = false
@@ -42,7 +55,27 @@ public struct PN532Chip: Sendable {
 
   /// A chip in its power-on state (field off, every register at zero), with `tag` on the antenna.
   public init(tag: EmulatedTag? = nil) {
-    self.tag = tag
+    tags = tag.map { [$0] } ?? []
+  }
+
+  /// A chip in its power-on state with several tags in the field at once.
+  public init(tags: [EmulatedTag]) {
+    self.tags = tags
+  }
+
+  /// The tag that answers this listing, taking turns: a PN532 lists one target per
+  /// InListPassiveTarget (MaxTg 1) and, with two tags in the field, anticollision may pick
+  /// either; the emulator alternates, the worst case for a host that watches who answers.
+  private mutating func takeTurn() -> EmulatedTag? {
+    guard !tags.isEmpty else { return nil }
+    let tag = tags[nextTurn % tags.count]
+    nextTurn = (nextTurn + 1) % tags.count
+    return tag
+  }
+
+  /// Whether the activated target is still in the field.
+  private var listedPresent: Bool {
+    targetListed && listedTag.map(tags.contains) == true
   }
 
   /// Runs one command (code first, then parameters) and says what the chip answers.
@@ -83,10 +116,11 @@ public struct PN532Chip: Sendable {
       return .response([Status.success])
     case .inRelease:
       targetListed = false
+      listedTag = nil
       return .response([Status.success])
     case .inSelect:
       guard targetListed else { return .response([Status.notAcceptable]) }
-      return .response([tag == nil ? Status.timeout : Status.success])
+      return .response([listedPresent ? Status.success : Status.timeout])
     case .inAutoPoll: return autoPoll(parameters)
     case .inJumpForDEP, .inJumpForPSL, .inATR, .inPSL:
       // No NFC-DEP partner is ever in the field.
@@ -106,7 +140,7 @@ public struct PN532Chip: Sendable {
       return .response(parameters)
     case 0x06:
       // Card presence detection.
-      return .response([targetListed && tag != nil ? Status.success : Status.timeout])
+      return .response([listedPresent ? Status.success : Status.timeout])
     default:
       return .response([Status.success])
     }
@@ -114,7 +148,7 @@ public struct PN532Chip: Sendable {
 
   private func generalStatus() -> Reply {
     var status: [UInt8] = [Status.success, fieldOn ? 0x01 : 0x00]
-    if targetListed, tag != nil {
+    if listedPresent {
       status += [0x01, 0x01, 0x00, 0x00, 0x00]  // one target, Tg 1, 106 kbps both ways, type A
     } else {
       status.append(0x00)
@@ -148,7 +182,10 @@ public struct PN532Chip: Sendable {
       // RF field: bit 0 switches it, bit 1 is AutoRFCA.
       guard parameters.count >= 2 else { return .syntaxError }
       fieldOn = parameters[1] & 0x01 != 0
-      if !fieldOn { targetListed = false }
+      if !fieldOn {
+        targetListed = false
+        listedTag = nil
+      }
     }
     // Timings, retry counts and analog settings are accepted and have no visible effect.
     return .response([])
@@ -160,11 +197,19 @@ public struct PN532Chip: Sendable {
     let initiatorData = Array(parameters.dropFirst(2))
     fieldOn = true
     targetListed = false
+    listedTag = nil
     // 0x00 is 106 kbps type A; FeliCa, type B and Jewel never find anything here.
-    guard baudAndType == 0x00, let tag,
-      initiatorData.isEmpty || initiatorData == tag.uid || initiatorData == tag.cascadedUID
-    else { return .response([0x00]) }
+    guard baudAndType == 0x00 else { return .response([0x00]) }
+    let answering: EmulatedTag?
+    if initiatorData.isEmpty {
+      answering = takeTurn()
+    } else {
+      // Selecting by UID: only that tag answers, wherever it is in the turn.
+      answering = tags.first { initiatorData == $0.uid || initiatorData == $0.cascadedUID }
+    }
+    guard let tag = answering else { return .response([0x00]) }
     targetListed = true
+    listedTag = tag
     return .response([0x01, 0x01] + targetData(tag))
   }
 
@@ -175,7 +220,7 @@ public struct PN532Chip: Sendable {
   private func dataExchange(_ parameters: [UInt8]) -> Reply {
     guard parameters.count >= 2 else { return .syntaxError }
     guard targetListed else { return .response([Status.notAcceptable]) }
-    guard tag != nil, fieldOn else { return .response([Status.timeout]) }
+    guard listedPresent, fieldOn else { return .response([Status.timeout]) }
     if parameters[1] == 0x30 {
       // A type 2 READ answers four pages; the emulated memory is blank.
       return .response([Status.success] + [UInt8](repeating: 0, count: 16))
@@ -187,10 +232,14 @@ public struct PN532Chip: Sendable {
     guard parameters.count >= 3 else { return .syntaxError }
     let wanted = parameters.dropFirst(2)
     // Generic 106 kbps type A, MIFARE, ISO 14443-4 type A: the types a type A tag answers to.
-    let typeA: [UInt8] = tag.map { $0.sak & 0x20 != 0 ? [0x00, 0x20, 0x10] : [0x00, 0x10] } ?? []
     fieldOn = true
-    guard let tag, let type = wanted.first(where: typeA.contains) else { return .response([0x00]) }
+    targetListed = false
+    listedTag = nil
+    guard let tag = takeTurn() else { return .response([0x00]) }
+    let typeA: [UInt8] = tag.sak & 0x20 != 0 ? [0x00, 0x20, 0x10] : [0x00, 0x10]
+    guard let type = wanted.first(where: typeA.contains) else { return .response([0x00]) }
     targetListed = true
+    listedTag = tag
     let data: [UInt8] = [0x01] + targetData(tag)
     return .response([0x01, type, UInt8(data.count)] + data)
   }

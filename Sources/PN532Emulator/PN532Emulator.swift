@@ -4,9 +4,10 @@ import Synchronization
 /// A PN532 on a pseudo-terminal, speaking the HSU frames libnfc's `pn532_uart` driver sends,
 /// so the real libnfc can be tested without a reader: open `pn532_uart:<path>`.
 ///
-/// Tests lay tags on it (`present`, `remove`), make it die in the ways readers die
-/// (`goSilent`: the chip stops answering; `kill`: the serial device disappears) and bring it
-/// back (`revive`, `restart` behind the same symlink), and count the commands it received.
+/// Tests lay tags on it (`present`, `add` for several at once, `remove`), make it die in the
+/// ways readers die (`goSilent`: the chip stops answering; `answerSlowly`: every call drags on;
+/// `kill`: the serial device disappears) and bring it back (`revive`, `restart` behind the same
+/// symlink), and count the commands it received.
 ///
 /// Synchronisation: `Sendable` without `@unchecked`. Everything mutable — the chip, the
 /// counters, the requests to the read thread — is in one `Mutex`. The pseudo-terminal's
@@ -37,6 +38,8 @@ public final class PN532Emulator: Sendable {
   private struct SharedState: Sendable {
     var chip = PN532Chip()
     var silent = false
+    /// Pause between the bytes of each answer, while set.
+    var byteDelay: Duration?
     var counts: [UInt8: Int] = [:]
     var acks = 0
     var nacks = 0
@@ -89,20 +92,46 @@ public final class PN532Emulator: Sendable {
     shared.withLock { $0.chip.tag = EmulatedTag(uid: uid, atqa: atqa, sak: sak) }
   }
 
-  /// Takes the tag away.
-  public func remove() {
-    shared.withLock { $0.chip.tag = nil }
+  /// Lays another tag in the field next to those already there (a sticker beside the puck).
+  /// With several tags, each InListPassiveTarget lists one of them, in turn.
+  public func add(uid: [UInt8], atqa: UInt16? = nil, sak: UInt8? = nil) {
+    let tag = EmulatedTag(uid: uid, atqa: atqa, sak: sak)
+    shared.withLock { state in
+      if !state.chip.tags.contains(where: { $0.uid == tag.uid }) { state.chip.tags.append(tag) }
+    }
   }
 
-  /// The tag on the antenna, if any.
+  /// Takes the tag with `uid` away, leaving the others.
+  public func remove(uid: [UInt8]) {
+    shared.withLock { $0.chip.tags.removeAll { $0.uid == uid } }
+  }
+
+  /// Takes every tag away.
+  public func remove() {
+    shared.withLock { $0.chip.tags = [] }
+  }
+
+  /// The tag on the antenna, if any (the first, with several).
   public var tag: EmulatedTag? {
     shared.withLock { $0.chip.tag }
+  }
+
+  /// The tags in the field.
+  public var tags: [EmulatedTag] {
+    shared.withLock { $0.chip.tags }
   }
 
   /// Stops answering anything, ACKs included, while still reading (and counting) what the host
   /// sends: a chip that hung or lost power behind a live serial line.
   public func goSilent() {
     shared.withLock { $0.silent = true }
+  }
+
+  /// Trickles every answer a byte at a time with `byteDelay` between bytes (nil: at once): a
+  /// chip behind a failing UART whose answers keep coming just quicker than libnfc's timeout,
+  /// so each libnfc call runs for seconds instead of failing.
+  public func answerSlowly(byteDelay: Duration?) {
+    shared.withLock { $0.byteDelay = byteDelay }
   }
 
   /// Answers again after `goSilent`.
@@ -211,7 +240,7 @@ public final class PN532Emulator: Sendable {
         pty = next
         decoder = HSUFrameDecoder()
         shared.withLock {
-          $0.chip = PN532Chip(tag: $0.chip.tag)
+          $0.chip = PN532Chip(tags: $0.chip.tags)
           $0.lastResponse = []
           $0.ptyPath = next.path
           $0.request = nil
@@ -246,8 +275,17 @@ public final class PN532Emulator: Sendable {
         continue
       }
       for frame in decoder.feed(buffer[0..<count]) {
-        let output = shared.withLock { Self.answer(frame, &$0) }
-        if !output.isEmpty { writeAll(output, to: current.master) }
+        let (output, byteDelay) = shared.withLock { (Self.answer(frame, &$0), $0.byteDelay) }
+        guard let byteDelay else {
+          if !output.isEmpty { writeAll(output, to: current.master) }
+          continue
+        }
+        for byte in output {
+          writeAll([byte], to: current.master)
+          let (seconds, attoseconds) = byteDelay.components
+          var interval = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+          nanosleep(&interval, nil)
+        }
       }
     }
   }

@@ -7,10 +7,12 @@ import PuckStorage
 
 /// A message from another thread (audio, reader) to the loop.
 enum LoopMessage: Sendable {
-  case audio(AudioEvent)
+  /// An event of the ringer made `generation`-th (a replaced ringer's late events are ignored).
+  case audio(AudioEvent, generation: Int)
   /// The result of opening the audio device ahead of time (nil error: it opened).
   case audioCheck(device: String, error: ALSAError?)
-  case reader(TagReaderEvent)
+  /// An event of the reader made `generation`-th (a replaced reader's late events are ignored).
+  case reader(TagReaderEvent, generation: Int)
   /// The dock button was pressed: a bypass, as `puckctl stop`.
   case button(DockButton.Event)
   /// Stop the daemon as SIGTERM would (`DaemonStopper`).
@@ -51,6 +53,9 @@ public struct DaemonStopper: Sendable {
 /// decides; this class performs its effects (ring, timers, files) and feeds events back.
 public final class Daemon {
   var options: DaemonOptions
+  /// Whether `--simulate` was given: then the reader's config is not used, at start-up or on
+  /// reload.
+  let simulateFlag: Bool
   let loop: EventLoop
   let zones: ZoneInfoDirectory
   let notifier: SystemdNotifier
@@ -98,7 +103,9 @@ public final class Daemon {
   var localtimeWatch: Int32 = -1
 
   /// The libnfc reader; nil when simulated.
-  var reader: (any TagReader)?
+  var reader: NFCTagReader?
+  /// Counts the readers made, so events of a replaced one are told apart.
+  var readerGeneration = 0
   var readerHealth = DeviceHealth(name: "reader", state: .absent, detail: "not started")
   /// Before each alarm the reader and the audio device are checked (CLOCK_REALTIME).
   let preAlarmTimer: Timer
@@ -110,6 +117,8 @@ public final class Daemon {
 
   let gpio: GPIOOpeners
   var audio: ALSARinger
+  /// Counts the ringers made, so events of a replaced one are told apart.
+  var audioGeneration = 0
   var audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "idle")
   /// What is ringing now and why: a wake guard, or a `puckctl test` rehearsal.
   var ringing: RingIdentity?
@@ -126,6 +135,7 @@ public final class Daemon {
   /// (no state directory, no socket) and the caller exits non-zero so systemd restarts it.
   public init(options: DaemonOptions, environment: [String: String], gpio: GPIOOpeners = .real) throws {
     self.options = options
+    simulateFlag = options.simulate
     self.gpio = gpio
     // Block the signals before any other thread exists, so every thread inherits the mask.
     signals = try SignalSource([SIGTERM, SIGINT, SIGHUP])
@@ -145,7 +155,9 @@ public final class Daemon {
     history = HistoryLog(directory: state)
     pairingFile = PairingFile(directory: state)
     let inbox = loop.inbox
-    audio = ALSARinger(device: ALSADevice(name: "default")) { event in inbox.post(.audio(event)) }
+    audio = ALSARinger(device: ALSADevice(name: "default")) { event in
+      inbox.post(.audio(event, generation: 0))
+    }
     // Placeholders until the config is read: no lines are requested without a section.
     buzzer = BuzzerDriver(settings: nil)
     led = StatusLED(settings: nil)
@@ -227,11 +239,7 @@ public final class Daemon {
       let readerBefore = config.reader.device
       loadConfig(reloading: true)
       if gpioBefore != (config.buzzer, config.button, config.led) { startGPIO() }
-      if readerBefore != config.reader.device && !options.simulate {
-        reader?.stop()
-        startReader()
-        refreshSchedule()
-      }
+      reloadReader(from: readerBefore)
       reloadZone()
       refreshSchedule()
       checkAudioDevice()
@@ -257,7 +265,10 @@ public final class Daemon {
 
   private func received(_ message: LoopMessage) {
     switch message {
-    case .audio(let event): audioEvent(event)
+    case .audio(let event, let generation):
+      // A replaced ringer's last words (its `.stopped`) say nothing about the current one.
+      guard generation == audioGeneration else { return }
+      audioEvent(event)
     case .audioCheck(let device, let error):
       guard ringing == nil, rehearsal == nil, device == config.audio.device else { return }
       if let error {
@@ -267,7 +278,9 @@ public final class Daemon {
         audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "\(device) opens")
       }
       updateStatus()
-    case .reader(let event): readerEvent(event)
+    case .reader(let event, let generation):
+      guard generation == readerGeneration else { return }
+      readerEvent(event)
     case .stop:
       Log.notice("stop requested: shutting down; open wake-ups stay open on disk")
       loop.stop()
@@ -292,9 +305,7 @@ public final class Daemon {
       Log.info("audio: playing on \(device)")
     case .fault(let fault):
       audioHealth = DeviceHealth(name: "audio", state: .fault, detail: fault.description)
-      Log.error(
-        "audio: \(fault.description)\(ringing != nil ? " — the ring goes on (buzzer) and audio is retried" : "")"
-      )
+      logAudioFault(fault)
     case .stopped, .finished:
       if audioHealth.state == .ok {
         audioHealth.detail = "idle on \(config.audio.device)"
@@ -304,6 +315,23 @@ public final class Daemon {
       }
     }
     updateStatus()
+  }
+
+  /// Says what is really true of a ring whose audio failed: the buzzer carries it only if one is
+  /// configured and working; otherwise nobody hears anything, which is the worst state the dock
+  /// can be in while a wake-up is open, and is logged as critical.
+  private func logAudioFault(_ fault: AudioFault) {
+    guard ringing != nil else {
+      Log.error("audio: \(fault.description)")
+      return
+    }
+    if buzzer.health.state == .ok && buzzer.isRinging {
+      Log.error("audio: \(fault.description) — the buzzer still rings; audio is retried")
+    } else {
+      Log.critical(
+        "audio: \(fault.description) — NOTHING is audible: the audio failed and no buzzer works "
+          + "(\(buzzer.health.detail)); audio is retried")
+    }
   }
 
   // MARK: - Config, zone, state
@@ -329,11 +357,36 @@ public final class Daemon {
         Log.error(soundProblem ?? "")
       }
     }
-    if audio.device.name != config.audio.device && ringing == nil {
-      let inbox = loop.inbox
-      audio = ALSARinger(device: ALSADevice(name: config.audio.device)) { event in inbox.post(.audio(event)) }
+    if audio.device.name != config.audio.device {
+      replaceRinger()
+    } else if ringing == nil && rehearsal == nil {
+      audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "idle on \(config.audio.device)")
     }
-    audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "idle on \(config.audio.device)")
+  }
+
+  /// Puts a ringer on the configured `[audio] device` in place of the current one. A ring (or
+  /// rehearsal) going on moves to the new device at once, at full volume (it has been ringing:
+  /// the volume never drops back to the start of the ramp), so what status says plays is what
+  /// plays; the old device is dropped. Events of the old ringer are ignored from here on.
+  private func replaceRinger() {
+    let before = audio.device.name
+    let playing = ringing != nil || rehearsal != nil
+    if playing { audio.stop() }
+    audioGeneration += 1
+    let generation = audioGeneration
+    let inbox = loop.inbox
+    audio = ALSARinger(device: ALSADevice(name: config.audio.device)) { event in
+      inbox.post(.audio(event, generation: generation))
+    }
+    guard playing else {
+      audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "idle on \(config.audio.device)")
+      return
+    }
+    Log.notice(
+      "audio: the device changed from \(before) to \(config.audio.device) mid-ring; the ring moves to it")
+    audioHealth = DeviceHealth(
+      name: "audio", state: .ok, detail: "starting on \(config.audio.device) (moved from \(before))")
+    audio.start(sound: sound, startVolume: 1, ramp: .zero)
   }
 
   /// Opens the audio device once, off the loop thread, so status can say before an alarm

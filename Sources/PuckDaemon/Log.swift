@@ -5,6 +5,8 @@ import Glibc
 public enum Log {
   /// syslog levels used by the daemon.
   public enum Level: Int {
+    /// A wake-up that nobody can hear: the worst the dock can do short of crashing.
+    case critical = 2
     case error = 3
     case warning = 4
     case notice = 5
@@ -29,6 +31,7 @@ public enum Log {
     }
   }
 
+  public static func critical(_ message: String) { write(.critical, message) }
   public static func error(_ message: String) { write(.error, message) }
   public static func warning(_ message: String) { write(.warning, message) }
   public static func notice(_ message: String) { write(.notice, message) }

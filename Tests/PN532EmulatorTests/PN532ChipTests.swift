@@ -49,6 +49,39 @@ struct PN532ChipTests {
     #expect(typeB.handle([0x4A, 0x01, 0x03, 0x00]) == .response([0x00]))
   }
 
+  @Test("two tags in the field answer InListPassiveTarget in turn, one per listing, as anticollision picks")
+  func twoTagsAnswerInTurn() {
+    let puck = EmulatedTag(uid: [0x04, 0xA2, 0x3B, 0x11, 0x22, 0x33, 0x44])
+    let sticker = EmulatedTag(uid: [0xDE, 0xAD, 0xBE, 0xEF])
+    var chip = PN532Chip(tags: [puck, sticker])
+    let puckListing: PN532Chip.Reply = .response(
+      [0x01, 0x01, 0x00, 0x44, 0x00, 0x07, 0x04, 0xA2, 0x3B, 0x11, 0x22, 0x33, 0x44])
+    let stickerListing: PN532Chip.Reply = .response([
+      0x01, 0x01, 0x00, 0x04, 0x08, 0x04, 0xDE, 0xAD, 0xBE, 0xEF,
+    ])
+    let answers = (0..<4).map { _ in chip.handle([0x4A, 0x01, 0x00]) }
+    #expect(answers == [puckListing, stickerListing, puckListing, stickerListing])
+    #expect(chip.listedTag == sticker)
+    // Selecting by UID lists that tag only, whoever's turn it is.
+    #expect(chip.handle([0x4A, 0x01, 0x00, 0xDE, 0xAD, 0xBE, 0xEF]) == stickerListing)
+    // The sticker taken away, the puck answers every listing; the listed sticker is gone.
+    chip.tags.removeAll { $0 == sticker }
+    #expect(chip.handle([0x4A, 0x01, 0x00]) == puckListing)
+    #expect(chip.handle([0x4A, 0x01, 0x00]) == puckListing)
+    #expect(chip.tag == puck)
+  }
+
+  @Test("a listed tag taken away no longer answers InSelect or the presence check")
+  func listedTagTakenAway() {
+    let sticker = EmulatedTag(uid: [0xDE, 0xAD, 0xBE, 0xEF])
+    var chip = PN532Chip(tags: [sticker, EmulatedTag(uid: [0x01, 0x02, 0x03, 0x04])])
+    _ = chip.handle([0x4A, 0x01, 0x00])
+    #expect(chip.handle([0x00, 0x06]) == .response([0x00]))
+    chip.tags.removeFirst()
+    #expect(chip.handle([0x00, 0x06]) == .response([0x01]))
+    #expect(chip.handle([0x54, 0x01]) == .response([0x01]))
+  }
+
   @Test("RFConfiguration and PowerDown switch the field off")
   func fieldOff() {
     var chip = PN532Chip(tag: EmulatedTag(uid: [0x01, 0x02, 0x03, 0x04]))

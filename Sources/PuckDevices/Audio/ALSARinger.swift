@@ -25,15 +25,15 @@ public final class ALSARinger: AudioOutput {
   /// How a ringer plays.
   public struct Options: Sendable {
     /// The device buffer, passed to `snd_pcm_set_params`: longer survives scheduling hiccups,
-    /// shorter stops sooner on devices that cannot drop. 150 ms by default.
+    /// shorter stops sooner on devices that cannot drop. 150 ms by default. A ring never runs
+    /// more than this (and two 20 ms chunks) ahead of real time, even on a device that takes
+    /// audio as fast as it comes (`null`).
     public var latency: Duration = .milliseconds(150)
     /// Delays between attempts to reopen a failed device.
     public var retry: RetryBackoff = .standard
     /// Play at most this long, then drain and end with `.finished` (rehearsals, tests);
     /// nil rings until stopped.
     public var playLimit: Duration?
-    /// Test hook: hold writes to wall-clock pace for devices that are not paced (`null`).
-    var paceToWallClock = false
 
     /// The defaults: 150 ms latency, standard backoff, no play limit.
     public init() {}
@@ -134,6 +134,11 @@ public final class ALSARinger: AudioOutput {
   public func waitUntilStopped(timeout: Duration) -> Bool {
     guard let latest = state.withLock({ $0.latest }) else { return true }
     return latest.waitUntilExited(timeout: timeout)
+  }
+
+  /// What the latest ring cost (frames taken, the thread's CPU time once it exited).
+  var latestRingStatistics: RingStatistics? {
+    state.withLock { $0.latest }?.statistics
   }
 
   /// Checks ahead of an alarm that the device opens and takes this format: opens, configures

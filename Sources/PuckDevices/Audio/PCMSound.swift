@@ -28,7 +28,15 @@ public struct PCMSound: Sendable, Equatable {
 
   /// How long one pass of the sound plays.
   public var duration: Duration {
-    .nanoseconds(Int64(frameCount) * 1_000_000_000 / Int64(sampleRate))
+    Self.duration(ofFrames: frameCount, sampleRate: sampleRate)
+  }
+
+  /// How long `frames` play at `sampleRate` (rounded down to the nanosecond): whole seconds and
+  /// the rest apart, so no product overflows however long a ring runs.
+  static func duration(ofFrames frames: Int, sampleRate: Int) -> Duration {
+    let rate = max(1, sampleRate)
+    let (seconds, rest) = frames.quotientAndRemainder(dividingBy: rate)
+    return .seconds(seconds) + .nanoseconds(rest * 1_000_000_000 / rate)
   }
 
   /// The number of frames that play in `duration` at this sound's rate (rounded down).

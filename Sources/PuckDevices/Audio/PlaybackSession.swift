@@ -21,6 +21,8 @@ final class PlaybackSession: Sendable {
   }
 
   private let stopFlag = Atomic<Bool>(false)
+  private let framesWritten = Atomic<Int>(0)
+  private let threadCPUNanoseconds = Atomic<Int64>(-1)
   private let wake: Pipe
   private let exited: Pipe
 
@@ -40,8 +42,31 @@ final class PlaybackSession: Sendable {
     wake.signal()
   }
 
-  /// Called by the playback thread as its last act.
-  func markExited() { exited.signal() }
+  /// Called by the playback thread as its last act: records the CPU time the thread used
+  /// (`CLOCK_THREAD_CPUTIME_ID`, read on that thread, the only place it can be read from), so
+  /// a ring that burns a core is visible, then signals the exit.
+  func markExited() {
+    var spent = timespec()
+    if clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spent) == 0 {
+      threadCPUNanoseconds.store(
+        Int64(spent.tv_sec) * 1_000_000_000 + Int64(spent.tv_nsec), ordering: .releasing)
+    }
+    exited.signal()
+  }
+
+  /// Called by the playback thread for every write the device took.
+  func countWritten(frames: Int) {
+    framesWritten.add(frames, ordering: .relaxed)
+  }
+
+  /// What the ring cost so far: frames the devices took and, once the thread has exited, the
+  /// CPU time it used.
+  var statistics: RingStatistics {
+    let nanoseconds = threadCPUNanoseconds.load(ordering: .acquiring)
+    return RingStatistics(
+      framesWritten: framesWritten.load(ordering: .relaxed),
+      threadCPUTime: nanoseconds < 0 ? nil : .nanoseconds(nanoseconds))
+  }
 
   /// Waits until the playback thread has exited or `timeout` passed; true if it exited.
   func waitUntilExited(timeout: Duration) -> Bool {
@@ -84,6 +109,15 @@ final class PlaybackSession: Sendable {
     return ready == 0 ? .timedOut : .device
   }
 
+}
+
+/// What one ring cost: a ring that runs ahead of real time shows as far more frames than
+/// seconds × rate, and a spinning thread as CPU time close to the wall-clock time.
+struct RingStatistics: Equatable {
+  /// Frames the device(s) took during the ring.
+  var framesWritten: Int
+  /// CPU time the ring's thread used, once it has exited.
+  var threadCPUTime: Duration?
 }
 
 /// A pipe used as a one-shot flag: `signal()` makes the read end readable for good.

@@ -69,7 +69,13 @@ struct RingPlayback: Sendable {
     let limit = options.playLimit.map { sound.frames(in: $0) } ?? Int.max
     let chunkFrames = max(sound.sampleRate / 50, 64)
     let stallLimit = Duration.seconds(5)
-    let pace = options.paceToWallClock ? Pace(sampleRate: sound.sampleRate, ahead: options.latency) : nil
+    // One device buffer and two chunks ahead of real time at most (see `Pace`).
+    var pace = Pace(
+      sampleRate: sound.sampleRate,
+      ahead: options.latency + PCMSound.duration(ofFrames: 2 * chunkFrames, sampleRate: sound.sampleRate),
+      frames: renderer.framesRendered)
+    /// Writes in a row that took nothing although the device said it had room.
+    var emptyWrites = 0
     var descriptors: [pollfd]
     do {
       descriptors = try pcm.pollDescriptors()
@@ -87,8 +93,9 @@ struct RingPlayback: Sendable {
           try? pcm.drain()
           return .finished
         }
-        if let pace, pace.isAhead(renderer.framesRendered) {
-          _ = session.sleep(for: .milliseconds(5))
+        if let delay = pace.delay(before: renderer.framesRendered) {
+          // Blocking here is what this thread is for; a stop wakes it at once.
+          _ = session.sleep(for: delay)
           continue
         }
         pending.refill(from: &renderer, frames: min(chunkFrames, limit - renderer.framesRendered))
@@ -99,6 +106,8 @@ struct RingPlayback: Sendable {
       } catch  where error.isRecoverable {
         do {
           try pcm.recover(from: error)
+          // An underrun: the device ran dry, so let it fill up again from now on.
+          pace.restart(frames: renderer.framesRendered - pending.framesLeft(channels: pcm.channels))
           continue
         } catch {
           return .fault(error)
@@ -107,11 +116,15 @@ struct RingPlayback: Sendable {
         return .fault(error)
       }
       if written > 0 {
+        session.countWritten(frames: written)
         failures = 0
+        emptyWrites = 0
         lastProgress = .now
         continue
       }
-      // The buffer is full: wait for room, a stop, or give up on a device that stopped moving.
+      // The buffer is full: the device sets the pace now. Wait for room, a stop, or give up on
+      // a device that stopped moving.
+      pace.restart(frames: renderer.framesRendered - pending.framesLeft(channels: pcm.channels))
       switch session.wait(on: &descriptors, timeout: .milliseconds(500)) {
       case .stopRequested:
         continue
@@ -120,6 +133,12 @@ struct RingPlayback: Sendable {
           _ = try pcm.isWritable(after: &descriptors)
         } catch {
           return .fault(error)
+        }
+        emptyWrites += 1
+        if emptyWrites > 1 {
+          // A plugin whose descriptors say "ready" while it takes nothing would make this loop
+          // spin: give it a few milliseconds (stop still wakes the sleep at once).
+          _ = session.sleep(for: .milliseconds(5))
         }
       case .timedOut:
         break
@@ -139,6 +158,11 @@ private struct PendingSamples {
 
   var isEmpty: Bool { taken == samples.count }
 
+  /// Frames rendered but not yet taken.
+  func framesLeft(channels: Int) -> Int {
+    (samples.count - taken) / max(1, channels)
+  }
+
   mutating func refill(from renderer: inout RingRenderer, frames: Int) {
     renderer.render(frames: frames, into: &samples)
     taken = 0
@@ -155,15 +179,40 @@ private struct PendingSamples {
   }
 }
 
-/// Holds a ring to wall-clock pace on devices that take audio as fast as it comes (a `null`
-/// slave): a test hook, so that a stop can be tested mid-ring without filling a disk.
-private struct Pace {
+/// Holds a ring to the clock whatever the device does. A sound card takes audio at its own
+/// rate and makes writes wait; a `null` PCM, some plugins and some network sinks take
+/// everything at once, and a ring that trusted them would render millions of frames a second
+/// and spin a core. So the ring never runs more than `ahead` beyond the time elapsed since its
+/// origin on `ContinuousClock` (a monotonic clock: a wall-clock step never speeds it up or
+/// stalls it), and sleeps on its own thread until it may write again.
+///
+/// When the device itself makes the ring wait (its buffer is full) or underruns, the device is
+/// the better clock: the origin moves to that moment, so a card whose crystal runs a little
+/// faster or slower than CLOCK_MONOTONIC is neither starved nor overfilled over a long ring.
+struct Pace {
   let sampleRate: Int
+  /// How far the ring may run ahead of real time: the device buffer plus a little slack.
   let ahead: Duration
-  let start = ContinuousClock.now
+  private var origin: ContinuousClock.Instant
+  private var originFrames: Int
 
-  /// Whether `frames` are more than `ahead` beyond real time.
-  func isAhead(_ frames: Int) -> Bool {
-    frames > PCMSound.frames(in: ContinuousClock.now - start + ahead, sampleRate: sampleRate)
+  /// A pace that starts now with `frames` already written.
+  init(sampleRate: Int, ahead: Duration, frames: Int, now: ContinuousClock.Instant = .now) {
+    self.sampleRate = max(1, sampleRate)
+    self.ahead = ahead
+    origin = now
+    originFrames = frames
+  }
+
+  /// The device set the pace at `now` with `frames` written: count real time from here.
+  mutating func restart(frames: Int, now: ContinuousClock.Instant = .now) {
+    origin = now
+    originFrames = frames
+  }
+
+  /// How long to wait before writing beyond `frames`; nil when it may be written now.
+  func delay(before frames: Int, now: ContinuousClock.Instant = .now) -> Duration? {
+    let due = origin + PCMSound.duration(ofFrames: frames - originFrames, sampleRate: sampleRate) - ahead
+    return due > now ? due - now : nil
   }
 }

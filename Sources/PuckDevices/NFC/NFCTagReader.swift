@@ -28,8 +28,17 @@ public final class NFCTagReader: TagReader {
     public var pollInterval: Duration = .milliseconds(100)
     /// How often the device is probed while idle, so status can say the reader is there.
     public var idleHealthInterval: Duration = .seconds(60)
-    /// Polls in a row without the tag before it counts as removed.
-    public var removalMisses = 2
+    /// Polls in a row without a tag before it counts as removed; with `settledAbsence`, the
+    /// settled interval a tag must be away before its next arrival counts as a fresh scan.
+    /// Four, because a PN532 lists one target per poll: with a puck and a sticker in the field,
+    /// anticollision answers one, then the other, so each goes unseen for a poll or two in a
+    /// row (more with three tags), and a tag at the edge of the field misses the odd poll.
+    public var removalMisses = 4
+    /// The time a tag must be away, at least, before it counts as removed: 400 ms, about four
+    /// polls at the default interval, and still that long if polls come faster. Taking the
+    /// puck off the reader and presenting it again takes a person longer than this, so the
+    /// rule costs nobody a scan.
+    public var settledAbsence: Duration = .milliseconds(400)
     /// Failed libnfc calls in a row (timeouts, I/O errors) before the reader is reported
     /// faulty, closed and reopened. One garbled frame is not a fault.
     public var failuresBeforeFault = 3
@@ -58,16 +67,31 @@ public final class NFCTagReader: TagReader {
     control = ReaderControl(onEvent: onEvent)
   }
 
+  /// Asks the thread to stop without waiting for it: the thread holds what it needs (not this
+  /// object), ends by itself, and a reader dropped on the daemon's loop thread never blocks it.
+  /// Call `stop()` to wait.
   deinit {
-    stop()
+    control.requestStop()
   }
 
   /// Starts the reader's thread. Calling it again does nothing.
   public func start() {
+    start(after: nil)
+  }
+
+  /// Starts the reader's thread in place of `previous` (a reader replaced on reload): asks
+  /// `previous` to stop and returns at once; the new thread waits (up to `stop()`'s limit) for
+  /// the old one to close its device before opening its own. So the caller's thread never
+  /// waits on a libnfc call, and unless the old thread is stuck in libnfc for longer than that,
+  /// two threads never talk to the same chip. Calling it again does nothing.
+  public func start(after previous: NFCTagReader?) {
+    previous?.requestStop()
     guard control.markStarted() else { return }
     let configuration = self.configuration
     let control = self.control
+    let previousControl = previous?.control
     let status = DetachedThread.start {
+      if let previousControl { _ = previousControl.waitUntilFinished(timeout: Self.stopLimit) }
       var loop = ReaderPollLoop(configuration: configuration, control: control)
       loop.run()
     }
@@ -114,7 +138,16 @@ public final class NFCTagReader: TagReader {
 
   /// Stops the thread, closing the device (which releases the target and switches the field
   /// off). Waits up to 5 s for the thread; a thread stuck in libnfc is left to finish alone.
+  /// Blocks: for shutdown, or off the daemon's loop thread (see `requestStop`).
   public func stop() {
-    control.stop(waitingUpTo: .seconds(5))
+    control.stop(waitingUpTo: Self.stopLimit)
   }
+
+  /// Asks the thread to stop, close the device and end, and returns at once.
+  public func requestStop() {
+    control.requestStop()
+  }
+
+  /// How long `stop()` waits for the thread.
+  private static let stopLimit = Duration.seconds(5)
 }

@@ -76,18 +76,26 @@ final class ReaderControl: Sendable {
   }
 
   func stop(waitingUpTo limit: Duration) {
-    let running = state.withLock { state in
-      state.stopRequested = true
-      return state.running
-    }
-    guard running else { return }
+    requestStop()
+    _ = waitUntilFinished(timeout: limit)
+  }
+
+  /// Asks the thread to stop and returns at once.
+  func requestStop() {
+    state.withLock { $0.stopRequested = true }
     wake.signal()
+  }
+
+  /// Waits until the thread has ended or `limit` passed; true when it has ended (or never
+  /// ran). Blocks the caller: never call it on the daemon's loop thread.
+  func waitUntilFinished(timeout limit: Duration) -> Bool {
     let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-      if !state.withLock({ $0.running }) { return }
+    while state.withLock({ $0.running }) {
+      guard ContinuousClock.now < deadline else { return false }
       var interval = timespec(tv_sec: 0, tv_nsec: 5_000_000)
       nanosleep(&interval, nil)
     }
+    return true
   }
 
   func checkProgress(at now: ContinuousClock.Instant, limit: Duration, connstring: String?) -> DeviceHealth? {

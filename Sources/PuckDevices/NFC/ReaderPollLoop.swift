@@ -23,7 +23,8 @@ struct ReaderPollLoop {
   init(configuration: NFCTagReader.Configuration, control: ReaderControl) {
     self.configuration = configuration
     self.control = control
-    presence = TagPresence(removalMisses: configuration.removalMisses)
+    presence = TagPresence(
+      removalMisses: configuration.removalMisses, settledAbsence: configuration.settledAbsence)
     backoff = ReopenBackoff(
       initial: configuration.initialReopenDelay, maximum: configuration.maximumReopenDelay)
   }
@@ -122,7 +123,7 @@ struct ReaderPollLoop {
       guard let valid = try? TagUID(bytes: target.uid) else { return }
       uid = valid
     }
-    for event in presence.observe(uid) {
+    for event in presence.observe(uid, at: .now) {
       control.emit(event)
     }
   }

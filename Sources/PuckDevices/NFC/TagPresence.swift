@@ -3,66 +3,98 @@ import PuckCore
 /// Turns a stream of poll results (the tag seen by each poll, or none) into arrival and
 /// removal events: one arrival per presentation, however many polls see the tag.
 ///
-/// After a gap in observation — polling just enabled, or the reader back from a fault — the
-/// first observation is a baseline: a tag in it is reported as not fresh, because it may
-/// have been lying there all along. Only a tag that arrives while the reader is watching is
-/// fresh. This is what stops a puck left on the reader from resolving a wake guard
-/// (PRODUCT §2.7), even across a reader that reset in the night.
+/// A tag counts as gone only once it has been absent for a settled interval: `removalMisses`
+/// polls in a row *and* `settledAbsence` of time. Only then is its next arrival a new
+/// presentation. Any shorter absence is not one: a PN532 lists one target per poll, and with a
+/// puck and a sticker both in the field anticollision answers one, then the other, so each
+/// seems to vanish and come back every other poll; a tag at the edge of the field misses the odd
+/// poll too. Neither is a person lifting the puck (PRODUCT §2.7).
+///
+/// After a gap in observation — polling just enabled, or the reader back from a fault — what
+/// the reader sees is a baseline: a tag first seen before the reader has watched for a settled
+/// interval is reported as not fresh, because it may have been lying there all along (alone or
+/// answering in turn with another). Only a tag that arrives after it was seen absent for a
+/// settled interval is fresh. This is what stops a puck left on the reader from resolving a wake
+/// guard, even across a reader that reset in the night.
 struct TagPresence: Sendable {
-  /// The tag on the reader as far as we know.
-  private(set) var current: TagUID?
-  /// Polls in a row that saw no tag while `current` is set.
-  private var misses = 0
-  /// Whether the next observation is a baseline.
-  private var awaitingBaseline = true
-  /// Misses in a row that mean the tag was taken away: one missed poll at the edge of the
-  /// field is not a removal.
+  /// What is known of one tag seen since observation (re)started.
+  private struct Track: Sendable {
+    /// Reported as lying on the reader (an arrival was emitted, no removal since).
+    var present: Bool
+    /// Polls in a row that did not see it.
+    var missedPolls: Int
+    /// When the first of those polls happened.
+    var missedSince: ContinuousClock.Instant?
+  }
+
+  /// The tags seen recently; a tag absent for a settled interval is dropped (an unknown tag is
+  /// treated as absent since observation started, which is what its track would say).
+  private var tracks: [TagUID: Track] = [:]
+  /// Polls since observation (re)started.
+  private var watchedPolls = 0
+  /// When the first of those polls happened.
+  private var watchingSince: ContinuousClock.Instant?
+  /// Polls in a row without a tag before it counts as gone.
   let removalMisses: Int
+  /// How long a tag must be absent, at least, before it counts as gone.
+  let settledAbsence: Duration
 
-  init(removalMisses: Int) {
+  init(removalMisses: Int, settledAbsence: Duration = .zero) {
     self.removalMisses = max(1, removalMisses)
+    self.settledAbsence = max(.zero, settledAbsence)
   }
 
-  /// Polling (re)starts for a new purpose: forget everything; whatever the next poll sees is
-  /// a baseline.
+  /// The tags reported as lying on the reader now.
+  var present: Set<TagUID> {
+    Set(tracks.filter(\.value.present).keys)
+  }
+
+  /// Polling (re)starts for a new purpose: forget everything; whatever the reader sees until it
+  /// has watched for a settled interval is a baseline.
   mutating func restart() {
-    current = nil
-    misses = 0
-    awaitingBaseline = true
+    tracks = [:]
+    watchedPolls = 0
+    watchingSince = nil
   }
 
-  /// Observation was interrupted (the reader faulted): keep what we knew, but the next poll is
-  /// a baseline, since anything could have happened meanwhile.
+  /// Observation was interrupted (the reader faulted): keep which tags were on the reader, but
+  /// the time unobserved proves no absence, so absence and the baseline are counted afresh.
   mutating func interrupt() {
-    misses = 0
-    awaitingBaseline = true
+    watchedPolls = 0
+    watchingSince = nil
+    tracks = tracks.filter(\.value.present).mapValues { _ in Track(present: true, missedPolls: 0) }
   }
 
-  /// Takes one poll's result and returns the events it causes.
-  mutating func observe(_ tag: TagUID?) -> [TagReaderEvent] {
-    if awaitingBaseline {
-      awaitingBaseline = false
-      misses = 0
-      guard tag != current else { return [] }
-      let events: [TagReaderEvent] = current == nil ? [] : [.removed]
-      current = tag
-      return events + (tag.map { [.scanned($0, fresh: false)] } ?? [])
+  /// Takes one poll's result, made at `now`, and returns the events it causes.
+  mutating func observe(_ tag: TagUID?, at now: ContinuousClock.Instant = .now) -> [TagReaderEvent] {
+    if watchingSince == nil { watchingSince = now }
+    defer { watchedPolls += 1 }
+    var events: [TagReaderEvent] = []
+    for uid in Array(tracks.keys) where uid != tag {
+      guard var track = tracks[uid] else { continue }
+      track.missedPolls += 1
+      track.missedSince = track.missedSince ?? now
+      if isSettled(track, at: now) {
+        if track.present { events.append(.removed) }
+        tracks[uid] = nil
+      } else {
+        tracks[uid] = track
+      }
     }
-    if tag == current {
-      misses = 0
-      return []
+    guard let tag else { return events }
+    let known =
+      tracks[tag]
+      ?? Track(present: false, missedPolls: watchedPolls, missedSince: watchedPolls > 0 ? watchingSince : nil)
+    if !known.present {
+      events.append(.scanned(tag, fresh: isSettled(known, at: now)))
     }
-    if let tag {
-      // A tag arrived, or another replaced the one we knew.
-      let events: [TagReaderEvent] = current == nil ? [] : [.removed]
-      current = tag
-      misses = 0
-      return events + [.scanned(tag, fresh: true)]
-    }
-    misses += 1
-    guard misses >= removalMisses else { return [] }
-    current = nil
-    misses = 0
-    return [.removed]
+    tracks[tag] = Track(present: true, missedPolls: 0)
+    return events
+  }
+
+  /// Whether `track` has been absent long enough to count as gone.
+  private func isSettled(_ track: Track, at now: ContinuousClock.Instant) -> Bool {
+    guard track.missedPolls >= removalMisses, let since = track.missedSince else { return false }
+    return now - since >= settledAbsence
   }
 }

@@ -3,9 +3,11 @@ import PuckCore
 /// What a tag reader tells its owner. Delivered on the reader's own thread, in order; the
 /// handler must not block (the daemon posts each event into its loop).
 public enum TagReaderEvent: Hashable, Sendable {
-  /// A tag arrived on the reader. `fresh` is false for a tag that was already lying there when
-  /// polling was enabled (or when the reader came back after a fault): it does not count as a
-  /// scan until it has been taken away and presented again (PRODUCT §2.7). A tag that stays
+  /// A tag arrived on the reader. `fresh` is false for a tag that may have been lying there
+  /// all along: seen before the reader had watched for a settled interval since polling was
+  /// enabled (or since it came back after a fault), or back after an absence shorter than that
+  /// (another tag answering in turn beside it). It does not count as a scan until it has been
+  /// taken away for the settled interval and presented again (PRODUCT §2.7). A tag that stays
   /// produces one event, not one per poll.
   case scanned(TagUID, fresh: Bool)
   /// The tag that was on the reader was taken away.

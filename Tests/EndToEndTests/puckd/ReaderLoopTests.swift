@@ -129,6 +129,12 @@ struct ReaderLoopTests {
     rig.emulator.revive()
     try waitUntil(timeout: 15, "the daemon reconnects") { rig.readerState == "ok" }
     #expect(try rig.dock.isRinging())
+    // Back from a fault, an arrival is fresh only once the reader has watched for a settled
+    // interval (issue 8 item 11): anything seen sooner may have been lying there.
+    let polls = rig.emulator.count(of: .inListPassiveTarget)
+    try waitUntil(timeout: 5, "the reader watched a settled interval") {
+      rig.emulator.count(of: .inListPassiveTarget) >= polls + 6
+    }
     try rig.present(pairedBytes, expecting: "…:33:44")
     try waitUntil(timeout: 3, "the wake-up is closed") { try rig.dock.guards().isEmpty }
   }

@@ -54,7 +54,8 @@ struct NFCTagReaderTests {
     defer { reader.stop() }
     reader.setEnabled(true)
     reader.start()
-    #expect(rig.waitForPolls())
+    // The reader watches for a settled interval before an arrival can be fresh.
+    #expect(rig.waitForPolls(6))
 
     rig.emulator.present(uid: sevenByteUID)
     #expect(eventually { recorder.scans.count == 1 })
@@ -103,6 +104,23 @@ struct NFCTagReaderTests {
     reader.setEnabled(true)
     #expect(eventually { recorder.scans.count == 3 })
     #expect(recorder.scans.last?.fresh == false)
+  }
+
+  @Test("a puck and a sticker lying together, answering in turn, never give a fresh scan of the puck")
+  func twoTagsInTheField() throws {
+    let rig = try EmulatedReader()
+    let recorder = EventRecorder()
+    let reader = makeReader(rig, recorder)
+    defer { reader.stop() }
+    rig.emulator.present(uid: sevenByteUID)
+    rig.emulator.add(uid: fourByteUID)
+    reader.start()
+    #expect(eventually { reader.health.state == .ok })
+    reader.setEnabled(true)
+    #expect(rig.waitForPolls(20))
+    let puck = try TagUID(bytes: sevenByteUID)
+    #expect(recorder.scans.contains { $0.0 == puck }, "the puck is seen")
+    #expect(!recorder.scans.contains { $0.0 == puck && $0.fresh }, "\(recorder.all)")
   }
 
   @Test("a disabled reader has its field off and is not polled")
@@ -173,7 +191,8 @@ struct NFCTagReaderTests {
     #expect(eventually(within: .seconds(5)) { reader.health.state == .fault })
     try rig.emulator.restart()
     #expect(eventually(within: .seconds(8)) { reader.health.state == .ok })
-    #expect(rig.waitForPolls())
+    // Back from a fault, the reader watches for a settled interval before trusting an arrival.
+    #expect(rig.waitForPolls(6))
 
     rig.emulator.present(uid: sevenByteUID)
     #expect(eventually { recorder.scans.count == 1 })
