@@ -220,7 +220,10 @@ public final class Daemon {
     checkAudioDevice()
 
     try makeSocketDirectory()
-    server = try ControlServer(path: options.socketPath, loop: loop) { [unowned self] client, request in
+    server = try ControlServer(
+      path: options.socketPath, loop: loop,
+      isPrivileged: { [unowned self] peer in self.role(of: peer) >= .member }
+    ) { [unowned self] client, request in
       self.received(request, from: client)
     }
     server?.onClose = { [unowned self] client in self.clientClosed(client) }

@@ -13,59 +13,112 @@ struct PeerCredentials {
 /// The control socket (PRODUCT §6): a Unix stream socket speaking line-delimited JSON.
 ///
 /// Every client is non-blocking and lives on the event loop: a request line over 64 KiB, bytes
-/// that are not a request, and a client that connects and sends nothing within a few seconds are
-/// answered with an error or dropped, and never hold up the loop (or a ring).
+/// that are not a request, a client that connects and sends nothing within a few seconds, and a
+/// client that stops reading its reply are answered with an error or dropped, and never hold up
+/// the loop (or a ring). Unprivileged peers share a fixed number of slots and a budget of
+/// buffered bytes; root and the `puckalarm` group always get in, by reserved slots and, when
+/// those are full too, by evicting an unprivileged peer.
+///
+/// Ownership: the table `clients` owns every open connection. Loop handlers hold only the
+/// connection's id and look it up on every event, because a peer decides when its connection
+/// ends (it hangs up, stops reading, floods), and a handler must never reach a connection that
+/// an earlier step of the same wake-up closed. The daemon may keep a `Client` past its end (a
+/// pairing waiting for a tag); sending to a closed client does nothing.
 final class ControlServer {
   /// One accepted connection.
   final class Client {
+    /// The connection's key in the server's table: unlike the fd number, never reused.
+    fileprivate let id: UInt64
     let fd: Int32
     let peer: PeerCredentials
-    fileprivate var buffer: [UInt8] = []
+    /// Root or the `puckalarm` group, decided once at accept.
+    fileprivate let isPrivileged: Bool
+    /// The request line as it arrives.
+    fileprivate var request: [UInt8] = []
+    /// Set once the request line (or an oversized one) is in: one request per connection.
+    fileprivate var hasRequest = false
+    /// Reply bytes not yet written; `outbox[..<sent]` are written already.
     fileprivate var outbox: [UInt8] = []
-    fileprivate let idleTimer: Timer
-    /// Set while a long request (pairing) holds the connection open.
+    fileprivate var sent = 0
+    /// The request deadline until the request is in, then the progress deadline of a reply
+    /// waiting for the peer to read.
+    fileprivate let deadline: Timer
+    /// Set while a long request (pairing, rehearsal) holds the connection open.
     var isBusy = false
     fileprivate var closeAfterFlush = false
     fileprivate weak var server: ControlServer?
 
-    fileprivate init(fd: Int32, peer: PeerCredentials, server: ControlServer) throws(SystemError) {
+    fileprivate init(id: UInt64, fd: Int32, peer: PeerCredentials, isPrivileged: Bool, server: ControlServer)
+      throws(SystemError)
+    {
+      self.id = id
       self.fd = fd
       self.peer = peer
+      self.isPrivileged = isPrivileged
       self.server = server
-      idleTimer = try Timer(.monotonic)
+      deadline = try Timer(.monotonic)
     }
 
     /// Sends one reply line; a final reply (`ok` set) closes the connection once written.
+    /// Does nothing once the connection is closed.
     func send(_ reply: ControlReply) {
-      outbox += ControlWire.encode(reply) + [UInt8(ascii: "\n")]
-      if reply.ok != nil { closeAfterFlush = true }
-      server?.flush(self)
+      server?.send(reply, to: self)
     }
 
     /// Whether the connection has gone away.
     var isClosed: Bool { server == nil }
+
+    fileprivate var pendingBytes: Int { outbox.count - sent }
   }
 
   /// How long a client may take to send its request line.
   static let requestTimeout: Duration = .seconds(5)
+  /// How long a reply may wait with no byte of it read before the client is dropped: a peer
+  /// that asks and never reads must not keep its slot and its buffered reply.
+  static let writeTimeout: Duration = .seconds(5)
+  /// At most this many unprivileged connections at once. Without a cap, a local user opening
+  /// connections in a loop could use up the daemon's file descriptors, which the ring, the state
+  /// files and the timers need too.
+  static let maxClients = 64
+  /// Further connections only root and the `puckalarm` group may use, so that `override` and
+  /// `stop` get in while unprivileged peers hold every slot of theirs.
+  static let reservedPrivilegedSlots = 16
+  /// Most reply bytes waiting for one client; a larger reply is answered with a short error.
+  /// Room for the largest legitimate reply: 1000 history entries whose 256-byte labels are
+  /// escaped on the wire come to about 2 MiB.
+  static let maxBufferedBytesPerClient = 4 << 20
+  /// Most reply bytes waiting across all clients, so slow readers cannot make the daemon hold
+  /// `maxClients` times the per-client cap.
+  static let maxBufferedBytes = 16 << 20
+  /// Connections taken per wake-up of the listener, so a connect flood cannot starve the loop.
+  private static let acceptsPerWakeUp = 32
 
   let path: String
   private let listener: Int32
   private let loop: EventLoop
-  private var clients: [Int32: Client] = [:]
+  /// Every open connection, by id; the only owner of the connections.
+  private var clients: [UInt64: Client] = [:]
+  private var nextClientID: UInt64 = 1
+  /// Reply bytes queued and not yet written, over all clients.
+  private var bufferedBytes = 0
   private var isAccepting = true
+  /// Whether "every unprivileged slot is taken" was logged since the last free slot.
+  private var loggedFull = false
   /// Re-enables accepting after a pause.
   private let resumeTimer: Timer
+  private let isPrivileged: (PeerCredentials) -> Bool
   private let onRequest: (Client, Result<ControlCommand, ControlFailure>) -> Void
 
   /// Binds and listens on `path` (replacing a stale socket file), mode 0666: who may do what is
-  /// decided per request from the peer's credentials, not by the file mode.
+  /// decided per request from the peer's credentials, not by the file mode. `isPrivileged` says
+  /// whether a peer may use the reserved slots (root and the `puckalarm` group).
   init(
-    path: String, loop: EventLoop,
+    path: String, loop: EventLoop, isPrivileged: @escaping (PeerCredentials) -> Bool,
     onRequest: @escaping (Client, Result<ControlCommand, ControlFailure>) -> Void
   ) throws(SystemError) {
     self.path = path
     self.loop = loop
+    self.isPrivileged = isPrivileged
     self.onRequest = onRequest
     resumeTimer = try Timer(.monotonic)
     listener = try systemCall("socket") {
@@ -103,13 +156,20 @@ final class ControlServer {
     unlink(path)
   }
 
-  /// At most this many connections at once; more wait in the listen backlog. Without a cap, a
-  /// local user opening connections in a loop could use up the daemon's file descriptors, which
-  /// the ring, the state files and the timers need too.
-  static let maxClients = 64
+  // MARK: - Accepting
 
-  /// Stops accepting for a while (too many clients, or out of file descriptors); accepting
-  /// resumes when a client leaves or after a second.
+  private var unprivilegedCount: Int { clients.values.count { !$0.isPrivileged } }
+
+  /// Whether accepting could admit anyone now. While an unprivileged peer is connected the
+  /// answer is yes even with every slot taken: a privileged newcomer evicts one, and only by
+  /// accepting can the daemon see who is knocking. Leaving connections in the listen backlog
+  /// would let unprivileged peers queued there starve root.
+  private var canAdmit: Bool {
+    clients.count < Self.maxClients + Self.reservedPrivilegedSlots || unprivilegedCount > 0
+  }
+
+  /// Stops accepting for a while (every slot held by privileged peers, or out of file
+  /// descriptors); accepting resumes when a client leaves or after a second.
   private func pauseAccepting() {
     guard isAccepting else { return }
     isAccepting = false
@@ -118,7 +178,7 @@ final class ControlServer {
   }
 
   private func resumeAccepting() {
-    guard !isAccepting, clients.count < Self.maxClients else { return }
+    guard !isAccepting, canAdmit else { return }
     do {
       try loop.watch(listener) { [unowned self] _ in self.acceptAll() }
       isAccepting = true
@@ -129,8 +189,9 @@ final class ControlServer {
   }
 
   private func acceptAll() {
-    while true {
-      guard clients.count < Self.maxClients else {
+    // Level-triggered epoll brings the listener back for connections left after this batch.
+    for _ in 0..<Self.acceptsPerWakeUp {
+      guard canAdmit else {
         pauseAccepting()
         return
       }
@@ -154,29 +215,86 @@ final class ControlServer {
         close(fd)
         continue
       }
-      do {
-        let client = try Client(fd: fd, peer: peer, server: self)
-        clients[fd] = client
-        try loop.watch(fd) { [unowned self, unowned client] events in
-          if events & EPOLLOUT.rawValue != 0 { self.flush(client) }
-          // The flush may have finished and closed it; its fd number may already be reused.
-          if events & ~EPOLLOUT.rawValue != 0 && !client.isClosed { self.readable(client) }
-        }
-        try client.idleTimer.arm(after: Self.requestTimeout)
-        try loop.watch(client.idleTimer.fd) { [unowned self, unowned client] _ in
-          guard client.idleTimer.acknowledge() != nil, !client.isBusy else { return }
-          Log.info("control: client pid \(client.peer.pid) sent no request in time; closing")
-          self.drop(client)
-        }
-      } catch {
-        Log.warning("control socket: \(error)")
-        if let client = clients[fd] { drop(client) } else { close(fd) }
-      }
+      admit(fd, peer: peer)
     }
   }
 
+  /// Gives an accepted connection a slot: a privileged peer always gets one (evicting the oldest
+  /// unprivileged peer when every slot is taken), an unprivileged one only while the
+  /// unprivileged slots are not all taken.
+  private func admit(_ fd: Int32, peer: PeerCredentials) {
+    let privileged = isPrivileged(peer)
+    if privileged {
+      if clients.count >= Self.maxClients + Self.reservedPrivilegedSlots, let oldest = oldestUnprivileged() {
+        Log.notice("control: every slot is taken; closing pid \(oldest.peer.pid) to let uid \(peer.uid) in")
+        drop(oldest)
+      }
+    } else if unprivilegedCount >= Self.maxClients {
+      if !loggedFull {
+        Log.notice("control: every unprivileged slot is taken; refusing connections until one frees")
+        loggedFull = true
+      }
+      refuse(fd, ControlFailure(.refused, "puckd has too many connections; try again in a few seconds"))
+      return
+    }
+    let id = nextClientID
+    nextClientID += 1
+    let client: Client
+    do {
+      client = try Client(id: id, fd: fd, peer: peer, isPrivileged: privileged, server: self)
+    } catch {
+      Log.warning("control socket: \(error)")
+      close(fd)
+      return
+    }
+    clients[id] = client
+    do {
+      try loop.watch(fd) { [unowned self] events in self.handle(events, forClient: id) }
+      try loop.watch(client.deadline.fd) { [unowned self] _ in self.deadlinePassed(forClient: id) }
+      try client.deadline.arm(after: Self.requestTimeout)
+    } catch {
+      Log.warning("control socket: \(error)")
+      drop(client)
+    }
+  }
+
+  /// The unprivileged connection open longest: the likeliest to be stuck.
+  private func oldestUnprivileged(where condition: (Client) -> Bool = { _ in true }) -> Client? {
+    clients.values.filter { !$0.isPrivileged && condition($0) }.min { $0.id < $1.id }
+  }
+
+  /// Answers a connection that gets no slot with one short line, if its socket takes it at once,
+  /// and closes it.
+  private func refuse(_ fd: Int32, _ failure: ControlFailure) {
+    let line = ControlWire.encode(.failure(failure)) + [UInt8(ascii: "\n")]
+    _ = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+    close(fd)
+  }
+
+  // MARK: - Per-client events
+
+  /// One epoll wake-up for a connection: room to write, bytes to read, or a hang-up.
+  private func handle(_ events: UInt32, forClient id: UInt64) {
+    if events & EPOLLOUT.rawValue != 0, let client = clients[id] { flush(client) }
+    // The flush may have finished the reply and closed the connection: look it up again.
+    if events & ~EPOLLOUT.rawValue != 0, let client = clients[id] { readable(client) }
+  }
+
+  /// The client's deadline passed: no request in time, or a reply that made no progress.
+  private func deadlinePassed(forClient id: UInt64) {
+    guard let client = clients[id], client.deadline.acknowledge() != nil else { return }
+    if client.pendingBytes > 0 {
+      Log.info(
+        "control: client pid \(client.peer.pid) read nothing of its reply for \(Self.writeTimeout); closing")
+      drop(client)
+    } else if !client.hasRequest {
+      Log.info("control: client pid \(client.peer.pid) sent no request in time; closing")
+      drop(client)
+    }
+    // Otherwise a long request (pairing) holds the connection, with its own timeout.
+  }
+
   private func readable(_ client: Client) {
-    guard clients[client.fd] === client else { return }
     var chunk = [UInt8](repeating: 0, count: 4096)
     // A bounded number of reads per wake-up: a client pouring bytes must not keep the loop
     // (and the alarm timers) from everything else. Level-triggered epoll brings it back.
@@ -193,60 +311,131 @@ final class ControlServer {
         drop(client)
         return
       }
-      if client.isBusy || client.closeAfterFlush { continue }  // one request per connection
-      client.buffer += chunk[0..<count]
-      if let newline = client.buffer.firstIndex(of: UInt8(ascii: "\n")) {
-        let line = client.buffer[..<newline]
-        client.buffer.removeAll()
-        client.idleTimer.disarm()
+      // One request per connection: later bytes are read only to notice a hang-up, and
+      // discarded, so a peer that keeps sending fills no buffer.
+      if client.hasRequest { continue }
+      client.request += chunk[0..<count]
+      if let newline = client.request.firstIndex(of: UInt8(ascii: "\n")) {
+        let line = client.request[..<newline]
+        client.request = []
+        client.hasRequest = true
+        client.deadline.disarm()
         onRequest(client, Result { () throws(ControlFailure) in try ControlWire.decode(line) })
         if client.isClosed { return }
-      } else if client.buffer.count > ControlWire.maxRequestBytes {
+      } else if client.request.count > ControlWire.maxRequestBytes {
         Log.warning("control: client pid \(client.peer.pid) sent over 64 KiB without a newline; closing")
-        client.buffer.removeAll()
-        client.send(.failure(ControlFailure(.badRequest, "request longer than 64 KiB")))
+        client.request = []
+        client.hasRequest = true
+        client.deadline.disarm()
+        send(.failure(ControlFailure(.badRequest, "request longer than 64 KiB")), to: client)
         return
       }
     }
   }
 
-  /// Most a client may leave unread before it is dropped.
-  static let maxUnreadReplyBytes = 4 << 20
+  // MARK: - Writing
 
-  fileprivate func flush(_ client: Client) {
-    guard clients[client.fd] === client else { return }
-    while !client.outbox.isEmpty {
-      let written = client.outbox.withUnsafeBytes { raw in
-        send(client.fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
+  /// Queues one reply line for `client` and writes what its socket takes now. A reply that
+  /// would exceed the per-client or the total budget is replaced by a short error that ends
+  /// the connection.
+  fileprivate func send(_ reply: ControlReply, to client: Client) {
+    guard clients[client.id] === client, !client.closeAfterFlush else { return }
+    var line = ControlWire.encode(reply) + [UInt8(ascii: "\n")]
+    var isFinal = reply.ok != nil
+    if let refusal = makeRoom(for: line.count, client: client) {
+      Log.notice("control: reply to pid \(client.peer.pid) not sent: \(refusal.message)")
+      line = ControlWire.encode(.failure(refusal)) + [UInt8(ascii: "\n")]
+      isFinal = true
+    }
+    // Making room may have closed connections, and their handlers may have replied; never this one,
+    // which is privileged whenever others are evicted for it, but check rather than assume.
+    guard clients[client.id] === client else { return }
+    if client.sent == client.outbox.count {
+      client.outbox = []
+      client.sent = 0
+    }
+    client.outbox += line
+    bufferedBytes += line.count
+    if isFinal { client.closeAfterFlush = true }
+    flush(client)
+  }
+
+  /// Why `count` more bytes cannot be queued for `client`, or nil when they can. Counts the
+  /// whole line before any of it is written, so the budgets hold whatever the kernel takes.
+  /// For root and the group, unprivileged peers with replies waiting are evicted, oldest first,
+  /// until the line fits.
+  private func makeRoom(for count: Int, client: Client) -> ControlFailure? {
+    if client.pendingBytes + count > Self.maxBufferedBytesPerClient {
+      return ControlFailure(
+        .failed,
+        "the reply (\(count) bytes) is larger than puckd sends at once; ask for less (history --limit)")
+    }
+    if client.isPrivileged {
+      while bufferedBytes + count > Self.maxBufferedBytes,
+        let reader = oldestUnprivileged(where: { $0.pendingBytes > 0 })
+      {
+        Log.notice(
+          "control: closing pid \(reader.peer.pid), a slow reader, to make room for uid \(client.peer.uid)")
+        drop(reader)
+      }
+    }
+    if bufferedBytes + count > Self.maxBufferedBytes {
+      return ControlFailure(.refused, "puckd is busy sending to other clients; try again in a few seconds")
+    }
+    return nil
+  }
+
+  /// Writes as much of the client's queued reply as its socket takes; the rest waits for
+  /// EPOLLOUT under the progress deadline. Closes the connection after a final reply.
+  private func flush(_ client: Client) {
+    var progressed = false
+    while client.sent < client.outbox.count {
+      let written = client.outbox[client.sent...].withUnsafeBytes { raw in
+        Glibc.send(client.fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
       }
       if written < 0 {
         if errno == EINTR { continue }
         if errno == EAGAIN || errno == EWOULDBLOCK {
-          // The client reads slowly: finish when its socket has room, never by blocking the loop.
-          guard client.outbox.count <= Self.maxUnreadReplyBytes else {
-            drop(client)
-            return
-          }
+          // The client reads slowly: finish when its socket has room, never by blocking the
+          // loop, and only while it keeps reading.
           loop.change(client.fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue)
+          if progressed || !client.deadline.isArmed {
+            do {
+              try client.deadline.arm(after: Self.writeTimeout)
+            } catch {
+              Log.warning("control socket: \(error)")
+              drop(client)
+            }
+          }
           return
         }
         drop(client)
         return
       }
-      client.outbox.removeFirst(written)
+      client.sent += written
+      bufferedBytes -= written
+      progressed = true
     }
+    client.outbox = []
+    client.sent = 0
+    client.deadline.disarm()
     loop.change(client.fd, events: EPOLLIN.rawValue)
     if client.closeAfterFlush { drop(client) }
   }
 
   /// Closes a connection.
   func drop(_ client: Client) {
-    guard clients[client.fd] === client else { return }
-    clients[client.fd] = nil
+    guard clients[client.id] === client else { return }
+    clients[client.id] = nil
+    bufferedBytes -= client.pendingBytes
+    client.outbox = []
+    client.sent = 0
     client.server = nil
     loop.unwatch(client.fd)
-    loop.unwatch(client.idleTimer.fd)
+    loop.unwatch(client.deadline.fd)
+    client.deadline.disarm()
     close(client.fd)
+    if !client.isPrivileged { loggedFull = false }
     onClose?(client)
     resumeAccepting()
   }
@@ -254,18 +443,33 @@ final class ControlServer {
   /// Called when a connection closes (so a pairing waiting on it can be abandoned).
   var onClose: ((Client) -> Void)?
 
+  // MARK: - Credentials
+
   private static func credentials(of fd: Int32) -> PeerCredentials? {
     // struct ucred { pid_t pid; uid_t uid; gid_t gid; } — declared only under _GNU_SOURCE.
     var cred: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
     var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
     guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) == 0 else { return nil }
+    return PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid, groups: supplementaryGroups(of: fd))
+  }
+
+  /// The peer's supplementary groups (`SO_PEERGROUPS`), or none if they cannot be read. A
+  /// peer may have up to NGROUPS_MAX (65536) of them: when the buffer is too small the kernel
+  /// fails with ERANGE and puts the length it needs in `optlen`, so ask again with that size
+  /// (the groups were fixed at connect, so one retry suffices; a third try is for safety only).
+  private static func supplementaryGroups(of fd: Int32) -> [UInt32] {
+    let entrySize = MemoryLayout<UInt32>.size
     var groups = [UInt32](repeating: 0, count: 64)
-    var groupsLength = socklen_t(groups.count * 4)
-    if getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, &groups, &groupsLength) == 0 {
-      groups.removeLast(groups.count - Int(groupsLength) / 4)
-    } else {
-      groups = []
+    for _ in 0..<3 {
+      var length = socklen_t(groups.count * entrySize)
+      if getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, &groups, &length) == 0 {
+        return Array(groups.prefix(Int(length) / entrySize))
+      }
+      let needed = Int(length) / entrySize
+      guard errno == ERANGE, needed > groups.count, needed <= 65536 else { break }
+      groups = [UInt32](repeating: 0, count: needed)
     }
-    return PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid, groups: groups)
+    Log.warning("control socket: \(SystemError("getsockopt(SO_PEERGROUPS)")); the peer's groups are ignored")
+    return []
   }
 }

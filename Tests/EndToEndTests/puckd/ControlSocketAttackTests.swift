@@ -1,0 +1,269 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Attacks on the control socket from unprivileged local users (issue 8, items 1, 2 and 7): a real
+/// `puckd`, a real socket, and attackers that are separate processes running as `nobody`.
+@Suite("control socket under attack", .serialized)
+struct ControlSocketAttackTests {
+  @Test("a peer that asks for a large reply and hangs up before reading it does not kill puckd")
+  func hangUpWhileReplyWaits() throws {
+    let dock = try attackedDock()
+    let attack = try Attacker.run(dock, mode: "hangup", peers: 3)
+    #expect(attack.status == 0, "attacker: \(attack.stderr)")
+    try expectAlive(dock)
+  }
+
+  @Test("a peer that keeps sending while it slowly reads a large reply does not kill puckd")
+  func keepSendingWhileReplyWaits() throws {
+    let dock = try attackedDock()
+    let attack = try Attacker.run(dock, mode: "chatter", peers: 3)
+    #expect(attack.status == 0, "attacker: \(attack.stderr)")
+    try expectAlive(dock)
+  }
+
+  @Test("64+ peers that never read their large replies lock out neither root nor the group, and are dropped")
+  func slowReadersTakeEverySlot() throws {
+    let group = try puckalarmGroup()
+    let dock = try attackedDock()
+    let pid = try #require(dock.process?.processIdentifier)
+    let idleSockets = try socketCount(of: pid)
+    let attacker = try Attacker.start(dock, mode: "hold", peers: 80)
+    defer { attacker.terminate() }
+    try waitUntil(timeout: 30, "the attacker has connected its peers") {
+      (try? String(contentsOfFile: attacker.report, encoding: .utf8))?.hasPrefix("ready") == true
+    }
+
+    // The peers hold every unprivileged slot now; root and the group must still be answered.
+    let root = try runExternal(
+      "/usr/bin/timeout",
+      ["-s", "KILL", "60", Binaries.url("puckctl").path, "--socket", dock.socketPath, "status"])
+    #expect(root.status == 0 || root.status == 1, "root's status: exit \(root.status) \(root.stderr)")
+    let member = try runExternal(
+      "/usr/bin/timeout",
+      [
+        "-s", "KILL", "60", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--groups=\(group)",
+        Binaries.url("puckctl").path, "--socket", dock.socketPath, "stop",
+      ])
+    #expect(member.status == 0, "the member's stop: exit \(member.status) \(member.stderr)")
+    #expect(member.stdout.contains("nothing is ringing"))
+
+    // Their replies make no progress: every one is dropped, however long the attacker waits.
+    try waitUntil(timeout: 40, "the slow readers are dropped") { try socketCount(of: pid) <= idleSockets }
+    #expect(attacker.isRunning, "the attacker still holds its end of every connection")
+    let resident = try residentKiB(of: pid)
+    #expect(resident < 96 * 1024, "puckd's resident memory after the attack: \(resident) KiB")
+    try expectAlive(dock)
+  }
+
+  @Test("a member with more than 64 supplementary groups is served as a member")
+  func manySupplementaryGroups() throws {
+    let group = try puckalarmGroup()
+    let dock = try DaemonHarness(audio: false)
+    try dock.start()
+    // Numeric gids need no entry in /etc/group; 70000+ stays clear of any real group.
+    let throwaway = (0..<100).map { String(70_000 + $0) }
+    func stop(groups: [String]) throws -> ProcessResult {
+      try runExternal(
+        "/usr/bin/setpriv",
+        [
+          "--reuid=65534", "--regid=65534", "--groups=\(groups.joined(separator: ","))",
+          Binaries.url("puckctl").path, "--socket", dock.socketPath, "stop",
+        ])
+    }
+    let stranger = try stop(groups: throwaway)
+    #expect(stranger.status != 0, "without the group the same peer is refused")
+    #expect(stranger.stderr.contains("needs root or the puckalarm group"))
+    let member = try stop(groups: throwaway + [String(group)])
+    #expect(member.status == 0, "stop as a member with 101 groups: \(member.stderr)")
+    #expect(member.stdout.contains("nothing is ringing"))
+  }
+
+  // MARK: - Helpers
+
+  /// A daemon whose `history --limit 1000` reply is several times the kernel's socket buffer.
+  private func attackedDock() throws -> DaemonHarness {
+    let dock = try DaemonHarness(audio: false)
+    // Each quote and backslash doubles on the wire: a 256-byte label (the most any label may
+    // have) sends 512 bytes, so 1000 entries make a reply of about 0.75 MiB.
+    let label = String(repeating: #"\""#, count: 128)
+    let encodedLabel = label.replacingOccurrences(of: #"\"#, with: #"\\"#)
+      .replacingOccurrences(of: #"""#, with: #"\""#)
+    let line =
+      #"{"payload": {"outcome": "missed", "occurrence": {"alarmID": 1, "label": "\#(encodedLabel)", "#
+      + #""time": "06:30", "scheduledAt": "2026-03-30T03:30:00Z", "requiresPuck": true, "isOneShot": false}, "#
+      + #""closedAt": "2026-03-30T05:30:00Z", "bypassCount": 0, "rings": 0}, "schemaVersion": 1}"#
+    try FileManager.default.createDirectory(atPath: dock.stateDirectory, withIntermediateDirectories: true)
+    try String(repeating: line + "\n", count: 1000).write(
+      toFile: dock.stateDirectory + "/history.jsonl", atomically: true, encoding: .utf8)
+    try dock.start()
+    let reply = try dock.ctl("history", "--limit", "1000", "--json")
+    #expect(reply.status == 0)
+    let buffer =
+      Int(
+        try String(contentsOfFile: "/proc/sys/net/core/wmem_default", encoding: .utf8)
+          .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 212_992
+    #expect(reply.stdout.utf8.count > 3 * buffer, "the reply must not fit in the socket buffer")
+    return dock
+  }
+
+  /// The daemon survived: it runs, answers, and an alarm added now rings.
+  private func expectAlive(_ dock: DaemonHarness) throws {
+    let status = try dock.ctl("status")
+    // A trap's first line says what killed it; the backtrace after it is too long to show.
+    let trap = dock.log.split(separator: "\n").first { $0.contains("Fatal error") } ?? ""
+    #expect(status.status == 0 || status.status == 1, "status: \(status.stderr) \(trap)")
+    #expect(dock.process?.isRunning == true, "puckd died: \(trap)")
+    try dock.addAlarm(inSeconds: 2)
+    try waitUntil(timeout: 15, "the alarm rings") { try dock.isRinging() }
+  }
+}
+
+/// The gid of the `puckalarm` group, created (as a system group) if this machine has none.
+private func puckalarmGroup() throws -> UInt32 {
+  if let entry = getgrnam("puckalarm") { return entry.pointee.gr_gid }
+  let created = try runExternal("/usr/sbin/groupadd", ["--system", "puckalarm"])
+  guard created.status == 0 || getgrnam("puckalarm") != nil, let entry = getgrnam("puckalarm") else {
+    throw HarnessError("groupadd puckalarm: \(created.stderr)")
+  }
+  return entry.pointee.gr_gid
+}
+
+/// How many sockets `pid` has open (its listener, its clients, its log and notify sockets).
+private func socketCount(of pid: Int32) throws -> Int {
+  let directory = "/proc/\(pid)/fd"
+  return try FileManager.default.contentsOfDirectory(atPath: directory).filter { name in
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + name))?
+      .hasPrefix("socket:") == true
+  }.count
+}
+
+/// `VmRSS` of `pid`, in KiB.
+private func residentKiB(of pid: Int32) throws -> Int {
+  let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+  guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+    let value = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+  else { throw HarnessError("no VmRSS in /proc/\(pid)/status") }
+  return value
+}
+
+/// An unprivileged attacker: a Python process running as `nobody` that opens connections to the
+/// daemon's socket and misbehaves with them.
+///
+/// - `hangup`: each peer asks for a large reply, waits until it starts to arrive, and closes.
+/// - `chatter`: each peer asks for a large reply and keeps sending bytes while it reads it slowly.
+/// - `hold`: each peer asks for a large reply and never reads; `ready N` goes to the report file
+///   once the peers are connected, and the process keeps them until it is killed.
+final class Attacker {
+  private let process: Process
+  /// Where the attacker writes its progress (readable by the test).
+  let report: String
+
+  private init(process: Process, report: String) {
+    self.process = process
+    self.report = report
+  }
+
+  /// Starts an attacker on `dock`'s socket with `peers` connections.
+  static func start(_ dock: DaemonHarness, mode: String, peers: Int) throws -> Attacker {
+    let report = dock.directory.appendingPathComponent("attacker-\(mode).txt").path
+    _ = FileManager.default.createFile(atPath: report, contents: nil)
+    chown(report, 65534, 65534)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+    process.arguments = [
+      "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script,
+      dock.socketPath, mode, String(peers), report,
+    ]
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    return Attacker(process: process, report: report)
+  }
+
+  /// Runs an attacker to completion (within 60 s).
+  static func run(_ dock: DaemonHarness, mode: String, peers: Int) throws -> ProcessResult {
+    try runExternal(
+      "/usr/bin/timeout",
+      [
+        "-s", "KILL", "60", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+        "/usr/bin/python3", "-c",
+        script, dock.socketPath, mode, String(peers), "/dev/null",
+      ])
+  }
+
+  var isRunning: Bool { process.isRunning }
+
+  /// Kills the attacker and waits for it.
+  func terminate() {
+    guard process.isRunning else { return }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+
+  private static let script = #"""
+    import socket, struct, sys, time
+    path, mode, count, report = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    request = b'{"v":1,"command":"history","limit":1000}\n'
+    connected = []
+    for _ in range(count):
+        peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        # Past the daemon's slots a connection may wait in the backlog (a blocking connect waits
+        # there up to the send timeout), or be refused.
+        peer.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", 1, 0))
+        try:
+            peer.connect(path)
+        except OSError:
+            peer.close()
+            continue
+        connected.append(peer)
+    # Every connection first, then every request: the peers take all the slots they can get
+    # before the daemon is busy answering.
+    peers = []
+    for peer in connected:
+        try:
+            peer.sendall(request)
+        except OSError:
+            peer.close()
+            continue
+        peers.append(peer)
+    if mode == "hangup":
+        for peer in peers:
+            # Wait until the reply starts to arrive, and then a moment more: by then the daemon
+            # has filled the socket and queued the rest, waiting for room to write it.
+            peer.settimeout(20)
+            peer.recv(1, socket.MSG_PEEK)
+        time.sleep(1)
+        for peer in peers:
+            peer.close()
+    elif mode == "chatter":
+        for peer in peers:
+            peer.settimeout(20)
+            peer.recv(1, socket.MSG_PEEK)
+            peer.setblocking(False)
+            received = 0
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    peer.send(b"more bytes, never a request\n")
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    break
+                try:
+                    chunk = peer.recv(4096)
+                except BlockingIOError:
+                    time.sleep(0.001)
+                    continue
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                received += len(chunk)
+            peer.close()
+    else:
+        with open(report, "w") as out:
+            out.write("ready %d\n" % len(peers))
+        while True:
+            time.sleep(60)
+    """#
+}
