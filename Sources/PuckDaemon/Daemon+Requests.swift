@@ -239,7 +239,6 @@ extension Daemon {
         self.finishPairing(
           .failure(ControlFailure(.failed, "no tag seen within \(timeout) s; nothing paired")))
       }
-      client.isBusy = true
       pairing = PairingSession(client: client, timer: timer, first: nil)
       updateReaderPolling()
       Log.info("pairing: waiting for a tag (\(timeout) s)")
@@ -298,7 +297,6 @@ extension Daemon {
     guard let session = pairing else { return }
     pairing = nil
     loop.unwatch(session.timer.fd)
-    session.client.isBusy = false
     if !session.client.isClosed { session.client.send(reply) }
     updateReaderPolling()
     updateStatus()
@@ -350,7 +348,6 @@ extension Daemon {
         guard timer.acknowledge() != nil else { return }
         self.endRehearsal(interrupted: false)
       }
-      client.isBusy = true
       rehearsal = Rehearsal(client: client, timer: timer)
       Log.info("rehearsal: ringing for \(seconds) s")
       audio.start(sound: sound, startVolume: 1, ramp: .zero)
@@ -366,7 +363,6 @@ extension Daemon {
     loop.unwatch(current.timer.fd)
     audio.stop()
     buzzer.stop()
-    current.client.isBusy = false
     guard !current.client.isClosed else { return }
     if interrupted {
       current.client.send(.failure(ControlFailure(.failed, "rehearsal interrupted")))

@@ -43,8 +43,6 @@ final class ControlServer {
     /// The request deadline until the request is in, then the progress deadline of a reply
     /// waiting for the peer to read.
     fileprivate let deadline: Timer
-    /// Set while a long request (pairing, rehearsal) holds the connection open.
-    var isBusy = false
     fileprivate var closeAfterFlush = false
     fileprivate weak var server: ControlServer?
 

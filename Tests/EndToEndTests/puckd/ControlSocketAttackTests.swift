@@ -84,11 +84,12 @@ struct ControlSocketAttackTests {
   /// A daemon whose `history --limit 1000` reply is several times the kernel's socket buffer.
   private func attackedDock() throws -> DaemonHarness {
     let dock = try DaemonHarness(audio: false)
-    // Each quote and backslash doubles on the wire: a 256-byte label (the most any label may
-    // have) sends 512 bytes, so 1000 entries make a reply of about 0.75 MiB.
-    let label = String(repeating: #"\""#, count: 128)
-    let encodedLabel = label.replacingOccurrences(of: #"\"#, with: #"\\"#)
-      .replacingOccurrences(of: #"""#, with: #"\""#)
+    // The largest label the limits allow on the wire: 64 graphemes (the character limit), each
+    // a quote, which doubles on the wire, carrying a 3-byte combining mark: 256 bytes (the byte
+    // limit) that send 320. 1000 entries (the page limit) make a reply of about half a MiB.
+    // (Escaped by hand: a Swift string search for the quote would not find it inside a
+    // grapheme.)
+    let encodedLabel = String(repeating: #"\""# + "\u{20D0}", count: 64)
     let line =
       #"{"payload": {"outcome": "missed", "occurrence": {"alarmID": 1, "label": "\#(encodedLabel)", "#
       + #""time": "06:30", "scheduledAt": "2026-03-30T03:30:00Z", "requiresPuck": true, "isOneShot": false}, "#
@@ -97,14 +98,36 @@ struct ControlSocketAttackTests {
     try String(repeating: line + "\n", count: 1000).write(
       toFile: dock.stateDirectory + "/history.jsonl", atomically: true, encoding: .utf8)
     try dock.start()
-    let reply = try dock.ctl("history", "--limit", "1000", "--json")
-    #expect(reply.status == 0)
+    let reply = try wireReply(dock, #"{"v":1,"command":"history","limit":1000}"#)
+    #expect(
+      reply.contains(#""ok":true"#) || reply.contains(#""ok" : true"#), "history failed: \(reply.prefix(300))"
+    )
     let buffer =
       Int(
         try String(contentsOfFile: "/proc/sys/net/core/wmem_default", encoding: .utf8)
           .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 212_992
-    #expect(reply.stdout.utf8.count > 3 * buffer, "the reply must not fit in the socket buffer")
+    #expect(reply.utf8.count > 2 * buffer, "the reply must not fit in the socket buffer")
     return dock
+  }
+
+  /// Sends one raw request line and returns the reply as it crossed the socket (what the
+  /// daemon had to write, before `puckctl` re-renders it).
+  private func wireReply(_ dock: DaemonHarness, _ request: String) throws -> String {
+    let fd = unixSocket(SOCK_STREAM, path: dock.socketPath)
+    guard fd >= 0 else { throw HarnessError("cannot connect to \(dock.socketPath)") }
+    defer { close(fd) }
+    let line = Array((request + "\n").utf8)
+    guard line.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == line.count else {
+      throw HarnessError("could not send the request")
+    }
+    var reply: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = read(fd, &chunk, chunk.count)
+      if count <= 0 { break }
+      reply += chunk[..<count]
+    }
+    return String(decoding: reply, as: UTF8.self)
   }
 
   /// The daemon survived: it runs, answers, and an alarm added now rings.
