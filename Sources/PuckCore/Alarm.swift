@@ -21,7 +21,7 @@ public enum Recurrence: Hashable, Sendable {
   }
 }
 
-/// An alarm as PRODUCT §3 describes it: a wall-clock time plus weekdays or a date.
+/// An alarm as docs/DESIGN.md S1 describes it: a wall-clock time plus weekdays or a date.
 public struct Alarm: Hashable, Sendable, Codable, Identifiable {
   public var id: AlarmID
   /// The local wall-clock time it rings at.

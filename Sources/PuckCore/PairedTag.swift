@@ -1,4 +1,4 @@
-/// The tag whose scan resolves a wake guard, and when it was paired (PRODUCT §4).
+/// The tag whose scan resolves a wake guard, and when it was paired (docs/DESIGN.md P1).
 /// Stored in `pairing.json`.
 public struct PairedTag: VersionedPayload, Hashable {
   /// Version 1: `{"pairedAt": "2026-03-30T03:30:00Z", "uid": "04:A2:3B:11:22:33:44"}`.

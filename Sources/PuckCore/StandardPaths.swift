@@ -1,4 +1,4 @@
-/// Where the config, state and control socket live by default (PRODUCT §6): system paths for
+/// Where the config, state and control socket live by default (docs/DESIGN.md D11): system paths for
 /// root, XDG paths for a normal user (development). Shared by `puckd` and `puckctl`.
 public struct StandardPaths: Hashable, Sendable {
   public var config: String

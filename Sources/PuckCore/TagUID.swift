@@ -1,6 +1,6 @@
 /// The UID of an ISO 14443-A tag: 4, 7 or 10 bytes, shown as colon-separated upper-case hex.
 ///
-/// A UID is not a secret (PRODUCT §1), but logs show only its last two bytes so that a
+/// A UID is not a secret (docs/DESIGN.md P2), but logs show only its last two bytes so that a
 /// journal shared for support does not carry the whole thing.
 public struct TagUID: Hashable, Sendable, Codable, CustomStringConvertible {
   /// The UID's bytes, 4, 7 or 10 of them.

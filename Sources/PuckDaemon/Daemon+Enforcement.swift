@@ -28,7 +28,7 @@ extension Daemon {
       perform(effect)
     }
     if pairing != nil && !machine.guards.isEmpty {
-      // Pairing changes are refused while a wake-up is open (PRODUCT §2 item 11), and the
+      // Pairing changes are refused while a wake-up is open (docs/DESIGN.md P3), and the
       // scans belong to the wake-up now.
       cancelPairing(because: "an alarm started ringing; pairing is refused until the wake-up is over")
     }
@@ -81,7 +81,7 @@ extension Daemon {
     Log.notice("RINGING \(identity.description)")
     audio.start(
       sound: sound, startVolume: Double(config.audio.startVolumePercent) / 100, ramp: config.audio.ramp)
-    // Both outputs, always: if one fails the other carries the ring (PRODUCT §2 item 2).
+    // Both outputs, always: if one fails the other carries the ring (docs/DESIGN.md W2).
     buzzer.start()
   }
 

@@ -25,7 +25,7 @@ extension Daemon {
 
   /// Reads document `name`. When it cannot be read at all, it is held (never written over
   /// while the error lasts), the error is logged, and its last good copy stands in for it in
-  /// memory, as for a file that does not decode (PRODUCT §7): an open wake-up in that copy
+  /// memory, as for a file that does not decode (docs/DESIGN.md D3, D4): an open wake-up in that copy
   /// rings rather than being lost (one closed since that copy was made may ring again and need
   /// another scan, the lesser harm).
   func loadDocument<T: VersionedPayload>(_ name: String, as type: T.Type) -> T? {

@@ -393,7 +393,7 @@ public final class Daemon {
   }
 
   /// Opens the audio device once, off the loop thread, so status can say before an alarm
-  /// whether it would sound (PRODUCT §7: checked ahead, not at fire time).
+  /// whether it would sound (docs/DESIGN.md D9: checked ahead, not at fire time).
   func checkAudioDevice() {
     guard ringing == nil, rehearsal == nil else { return }
     let ringer = audio

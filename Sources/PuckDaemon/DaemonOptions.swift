@@ -19,7 +19,7 @@ public struct DaemonOptions: Sendable {
     self.simulate = simulate
   }
 
-  /// PRODUCT §6 defaults: system paths for root, XDG paths for a normal user (development).
+  /// Defaults (docs/DESIGN.md D11): system paths for root, XDG paths for a normal user (development).
   public static func defaults(environment: [String: String], isRoot: Bool = geteuid() == 0) -> DaemonOptions {
     let paths = StandardPaths(environment: environment, isRoot: isRoot)
     return DaemonOptions(

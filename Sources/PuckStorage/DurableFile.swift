@@ -1,6 +1,6 @@
 import Glibc
 
-/// Whole-file reads and crash-safe writes with plain system calls (PRODUCT §7).
+/// Whole-file reads and crash-safe writes with plain system calls (docs/DESIGN.md D1).
 ///
 /// A write goes to a new temporary file in the same directory, is flushed with `fsync`, renamed
 /// over the target, and the directory is flushed too, so that after a power loss the path holds

@@ -1,7 +1,7 @@
 import Glibc
 import PuckCore
 
-/// `pairing.json` in the state directory: the paired tag (PRODUCT §4).
+/// `pairing.json` in the state directory: the paired tag (docs/DESIGN.md P4).
 ///
 /// Written with mode 0600, atomically. Read only when it is a plain file owned by the user
 /// puckd runs as (root on a dock) with no group or other permission bits, as ssh treats a

@@ -3,7 +3,7 @@ import PuckCore
 
 /// The daemon's state directory (`/var/lib/puckalarm`): whole-file versioned documents
 /// (`alarms.json`, `guards.json`, `pairing.json`), each with a last good copy, and the record of
-/// files that could not be read (PRODUCT §7).
+/// files that could not be read (docs/DESIGN.md D2–D4).
 ///
 /// Files in it:
 /// - `NAME`: the document, `{"payload": …, "schemaVersion": N}`, mode 0600.

@@ -30,7 +30,7 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// Why a pairing file is not trusted (PRODUCT §4: like ssh with a private key, puckd refuses a
+/// Why a pairing file is not trusted (docs/DESIGN.md P4: like ssh with a private key, puckd refuses a
 /// pairing file that someone other than itself could have written).
 public enum PairingFileRefusal: Hashable, Sendable, CustomStringConvertible {
   /// Owned by another user than the one puckd runs as.

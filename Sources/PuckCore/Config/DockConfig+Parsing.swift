@@ -14,7 +14,7 @@ extension DockConfig {
     knownKeys.first { $0.section == section }?.keys ?? []
   }
 
-  /// Parses the text of `puckd.conf` (PRODUCT §6): `[section]` headers, `key = value` lines,
+  /// Parses the text of `puckd.conf` (docs/DESIGN.md D10): `[section]` headers, `key = value` lines,
   /// blank lines and comments. A comment is a line starting with `#` or `;`, or the rest of a
   /// line from a `#` or `;` that follows a space or tab (as in `ramp = 60s  # to full volume`).
   /// Sections and keys are case-sensitive, as in systemd. The first problem found is thrown;

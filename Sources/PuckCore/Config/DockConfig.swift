@@ -1,4 +1,4 @@
-/// Every setting of `puckd.conf` (PRODUCT §6), typed, with the documented defaults.
+/// Every setting of `puckd.conf` (docs/DESIGN.md D10), typed, with the documented defaults.
 ///
 /// Every key is optional; `DockConfig()` is what a missing or empty file means.
 public struct DockConfig: Hashable, Sendable {
@@ -154,7 +154,7 @@ public struct BuzzerSettings: Hashable, Sendable {
   }
 }
 
-/// `[enforcement]` settings: the wake guard's timings (PRODUCT §2).
+/// `[enforcement]` settings: the wake guard's timings (docs/DESIGN.md W3, W4).
 public struct EnforcementSettings: Hashable, Sendable {
   /// `retry_delay`: how long after a bypass the alarm rings again.
   public var retryDelay: Duration
@@ -163,7 +163,7 @@ public struct EnforcementSettings: Hashable, Sendable {
   /// `missed_grace`: how late an alarm may still ring after downtime.
   public var missedGrace: Duration
 
-  /// The range `retry_delay` accepts (PRODUCT §6).
+  /// The range `retry_delay` accepts (docs/DESIGN.md D10).
   public static let retryDelayRange: ClosedRange<Duration> = .seconds(5)...(.seconds(30 * 60))
   /// The range `ring_timeout` accepts.
   public static let ringTimeoutRange: ClosedRange<Duration> = .seconds(60)...(.seconds(2 * 3600))

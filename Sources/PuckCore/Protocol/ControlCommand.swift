@@ -1,4 +1,4 @@
-/// Who may send a command over the control socket (PRODUCT §6).
+/// Who may send a command over the control socket (docs/DESIGN.md C2).
 public enum Role: Int, Comparable, Sendable, Codable {
   /// Anyone who can reach the socket: read-only commands.
   case anyone = 0

@@ -1,4 +1,4 @@
-/// A state file that failed to decode and what was done about it (PRODUCT §7); status shows
+/// A state file that failed to decode and what was done about it (docs/DESIGN.md D3); status shows
 /// it until the owner acknowledges it.
 public struct StateProblem: Hashable, Sendable, Codable, CustomStringConvertible {
   /// What puckd used instead of the unreadable content.

@@ -1,5 +1,5 @@
 /// One firing of an alarm: the identity a ring carries through every retry, so that status and
-/// logs say "06:30 alarm, retry 3" and not the retry's own time (PRODUCT §2 item 4).
+/// logs say "06:30 alarm, retry 3" and not the retry's own time (docs/DESIGN.md W3).
 public struct AlarmOccurrence: Hashable, Sendable, Codable {
   /// The alarm that fired.
   public var alarmID: AlarmID

@@ -1,4 +1,4 @@
-/// One line of the wake-up history (append-only, PRODUCT §7).
+/// One line of the wake-up history (append-only, docs/DESIGN.md D6).
 public struct HistoryEntry: Hashable, Sendable, Codable {
   /// How a wake-up ended, or that it never rang.
   public enum Outcome: String, Hashable, Sendable, Codable {

@@ -11,11 +11,11 @@ public enum WakeEvent: Hashable, Sendable {
   /// The ring went untouched for the ring timeout.
   case ringTimeout
   /// The reader saw a tag. `fresh` is false for a tag that was already on the reader when the
-  /// reader started looking (it must be lifted and presented again to count, PRODUCT §2 item 7).
+  /// reader started looking (it must be lifted and presented again to count, docs/DESIGN.md W7).
   case tagScanned(TagUID, fresh: Bool)
   /// `sudo puckctl override`: close every open guard without a scan.
   case override
-  /// The daemon started with these guards loaded from disk (PRODUCT §2 item 10).
+  /// The daemon started with these guards loaded from disk (docs/DESIGN.md W12).
   case daemonStarted
 }
 

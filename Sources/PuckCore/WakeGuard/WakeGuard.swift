@@ -1,4 +1,4 @@
-/// An open wake-up (PRODUCT §2): opened when an alarm fires, closed only by a scan of the paired
+/// An open wake-up (docs/DESIGN.md §3): opened when an alarm fires, closed only by a scan of the paired
 /// tag (or, for an alarm that does not require the puck, by a stop), or by a root override.
 public struct WakeGuard: Hashable, Sendable, Codable, Identifiable {
   /// Where a guard is between rings.

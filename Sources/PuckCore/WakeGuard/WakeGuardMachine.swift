@@ -1,6 +1,6 @@
 /// The settings the wake guard needs, from the config file and the pairing.
 public struct WakeGuardSettings: Hashable, Sendable {
-  /// Quiet time after a bypass before the ring comes back (PRODUCT §2 item 3).
+  /// Quiet time after a bypass before the ring comes back (docs/DESIGN.md W3).
   public var retryDelay: Duration
   /// How long a ring may go untouched before it counts as a bypass.
   public var ringTimeout: Duration
@@ -15,7 +15,7 @@ public struct WakeGuardSettings: Hashable, Sendable {
   }
 }
 
-/// The wake guard of PRODUCT §2 as a pure state machine: `(state, event, now) → (state, effects)`.
+/// The wake guard (docs/DESIGN.md §3) as a pure state machine: `(state, event, now) → (state, effects)`.
 ///
 /// It reads no clock and performs nothing; the daemon feeds it events with the current time and
 /// performs the effects it returns, in order.

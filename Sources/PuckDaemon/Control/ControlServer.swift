@@ -10,7 +10,7 @@ struct PeerCredentials {
   var groups: [UInt32]
 }
 
-/// The control socket (PRODUCT §6): a Unix stream socket speaking line-delimited JSON.
+/// The control socket (docs/DESIGN.md §7): a Unix stream socket speaking line-delimited JSON.
 ///
 /// Every client is non-blocking and lives on the event loop: a request line over 64 KiB, bytes
 /// that are not a request, a client that connects and sends nothing within a few seconds, and a

@@ -1,6 +1,6 @@
 import PuckCore
 
-/// The dock's active buzzer on a GPIO line (PRODUCT §2 item 2): while ringing it beeps the
+/// The dock's active buzzer on a GPIO line (docs/DESIGN.md W2, V6): while ringing it beeps the
 /// `[buzzer]` pattern (on for `on`, off for `off`, repeated); `stop()` silences it at once; a
 /// wrong puck gets a short chirp that never disturbs a ring. The line is driven off when the
 /// driver is made (daemon start) and by `shutdown()` (SIGTERM).

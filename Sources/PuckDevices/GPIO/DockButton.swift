@@ -1,7 +1,7 @@
 import PuckCore
 import Synchronization
 
-/// The dock button on a GPIO input (PRODUCT §2 item 3): each debounced press is reported as
+/// The dock button on a GPIO input (docs/DESIGN.md W3, V7): each debounced press is reported as
 /// `.pressed`, which the daemon treats as a bypass, like `puckctl stop`.
 ///
 /// The line is read on a reader thread of its own, in bounded waits (`Timing.waitSlice`,

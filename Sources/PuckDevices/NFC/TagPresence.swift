@@ -8,7 +8,7 @@ import PuckCore
 /// presentation. Any shorter absence is not one: a PN532 lists one target per poll, and with a
 /// puck and a sticker both in the field anticollision answers one, then the other, so each
 /// seems to vanish and come back every other poll; a tag at the edge of the field misses the odd
-/// poll too. Neither is a person lifting the puck (PRODUCT §2.7).
+/// poll too. Neither is a person lifting the puck (docs/DESIGN.md W7).
 ///
 /// After a gap in observation — polling just enabled, or the reader back from a fault — what
 /// the reader sees is a baseline: a tag first seen before the reader has watched for a settled

@@ -7,7 +7,7 @@ public enum TagReaderEvent: Hashable, Sendable {
   /// all along: seen before the reader had watched for a settled interval since polling was
   /// enabled (or since it came back after a fault), or back after an absence shorter than that
   /// (another tag answering in turn beside it). It does not count as a scan until it has been
-  /// taken away for the settled interval and presented again (PRODUCT §2.7). A tag that stays
+  /// taken away for the settled interval and presented again (docs/DESIGN.md W7). A tag that stays
   /// produces one event, not one per poll.
   case scanned(TagUID, fresh: Bool)
   /// The tag that was on the reader was taken away.
