@@ -94,7 +94,7 @@ DEB_OUT ?= $(DEPLOY_DIR)
 DEPLOY_PACKAGES := dpkg-dev lintian systemd man-db gpiod
 DEPLOY_DOCS := README.md hardware/README.md systemd/README.md udev/README.md
 
-.PHONY: release install uninstall deb deploy-deps check-deploy
+.PHONY: release install uninstall deb deploy-deps check-deploy check-trixie-deb
 
 deploy-deps:
 	$(call apt_install,$(BUILD_PACKAGES) $(DEPLOY_PACKAGES))
@@ -168,6 +168,10 @@ deb: release $(DEPLOY_DIR)/puckd.conf
 # Everything .ci/check-deploy checks (release build, ldd, unit, .deb, lintian, install/remove).
 check-deploy:
 	.ci/check-deploy
+
+# The trixie package: built, installed, run and purged in a debootstrapped trixie root (root).
+check-trixie-deb:
+	.ci/check-trixie-deb
 
 # Coverage-guided fuzzing of the parsers that read outside input (fuzz/README.md). Not part of
 # `make test`: it runs for minutes and needs nothing the tests do not.
