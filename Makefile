@@ -76,8 +76,13 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/puckalarm
 SYSCONFDIR ?= /etc
-UNITDIR ?= /lib/systemd/system
-UDEVRULESDIR ?= /lib/udev/rules.d
+# Units and udev rules: /lib up to bookworm (Debian's moratorium on moving files between / and
+# /usr during the /usr merge), /usr/lib from trixie on (trixie's lintian flags /lib as an
+# "aliased-location" error). Chosen by the release make runs on, like the .deb's Depends.
+DEBIAN_CODENAME := $(shell . /etc/os-release 2>/dev/null && echo $$VERSION_CODENAME)
+SYSTEM_LIBDIR := $(if $(filter stretch buster bullseye bookworm,$(DEBIAN_CODENAME)),/lib,/usr/lib)
+UNITDIR ?= $(SYSTEM_LIBDIR)/systemd/system
+UDEVRULESDIR ?= $(SYSTEM_LIBDIR)/udev/rules.d
 SYSUSERSDIR ?= /usr/lib/sysusers.d
 TMPFILESDIR ?= /usr/lib/tmpfiles.d
 STATEDIR ?= /var/lib/puckalarm
