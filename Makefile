@@ -77,8 +77,13 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/puckalarm
 SYSCONFDIR ?= /etc
-UNITDIR ?= /lib/systemd/system
-UDEVRULESDIR ?= /lib/udev/rules.d
+# Units and udev rules: /lib up to bookworm (Debian's moratorium on moving files between / and
+# /usr during the /usr merge), /usr/lib from trixie on (trixie's lintian flags /lib as an
+# "aliased-location" error). Chosen by the release make runs on, like the .deb's Depends.
+DEBIAN_CODENAME := $(shell . /etc/os-release 2>/dev/null && echo $$VERSION_CODENAME)
+SYSTEM_LIBDIR := $(if $(filter stretch buster bullseye bookworm,$(DEBIAN_CODENAME)),/lib,/usr/lib)
+UNITDIR ?= $(SYSTEM_LIBDIR)/systemd/system
+UDEVRULESDIR ?= $(SYSTEM_LIBDIR)/udev/rules.d
 SYSUSERSDIR ?= /usr/lib/sysusers.d
 TMPFILESDIR ?= /usr/lib/tmpfiles.d
 STATEDIR ?= /var/lib/puckalarm
@@ -95,7 +100,7 @@ DEB_OUT ?= $(DEPLOY_DIR)
 DEPLOY_PACKAGES := dpkg-dev lintian systemd man-db gpiod
 DEPLOY_DOCS := README.md hardware/README.md systemd/README.md udev/README.md
 
-.PHONY: release install uninstall deb deploy-deps check-deploy
+.PHONY: release install uninstall deb deploy-deps check-deploy check-trixie-deb
 
 deploy-deps:
 	$(call apt_install,$(BUILD_PACKAGES) $(DEPLOY_PACKAGES))
@@ -169,6 +174,10 @@ deb: release $(DEPLOY_DIR)/puckd.conf
 # Everything .ci/check-deploy checks (release build, ldd, unit, .deb, lintian, install/remove).
 check-deploy:
 	.ci/check-deploy
+
+# The trixie package: built, installed, run and purged in a debootstrapped trixie root (root).
+check-trixie-deb:
+	.ci/check-trixie-deb
 
 # Coverage-guided fuzzing of the parsers that read outside input (fuzz/README.md). Not part of
 # `make test`: it runs for minutes and needs nothing the tests do not.

@@ -85,7 +85,7 @@ public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
       return "expected a whole number with a unit, like 500ms, 60s, 10min, 1h or 1min 30s"
     case .notAPercentage: return "expected a percentage from 0% to 100%, like 30%"
     case .notABoolean: return "expected yes or no (also true/false, on/off, 1/0)"
-    case .notALine: return "expected a line offset like 18 or a line name like GPIO18"
+    case .notALine: return "expected a line offset like 22 or a line name like GPIO22"
     case .notAnAbsolutePath:
       return "expected an absolute path like /usr/share/sounds/alarm.wav, or nothing for the built-in tone"
     case .missing(let kind): return "expected \(kind)"

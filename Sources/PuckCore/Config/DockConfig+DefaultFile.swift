@@ -36,8 +36,9 @@ extension DockConfig {
     #[buzzer]
     # The GPIO chip, as "gpiodetect" names it.
     #chip = gpiochip0
-    # The line's offset on that chip (18) or its name ("gpioinfo" lists them, e.g. GPIO18).
-    #line = 18
+    # The line's offset on that chip (22) or, better, its name ("gpioinfo" lists them, e.g.
+    # GPIO22): a name survives chip renumbering. Not GPIO18: an I2S amplifier uses it.
+    #line = 22
     # yes if the buzzer sounds when the line is driven low.
     #active_low = no
     # How long each beep lasts, and the pause between beeps: 10ms to 10s each.

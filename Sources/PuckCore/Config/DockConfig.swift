@@ -94,9 +94,9 @@ public struct AudioSettings: Hashable, Sendable {
 
 /// Which GPIO line a `line = ` value names.
 public enum GPIOLine: Hashable, Sendable, CustomStringConvertible {
-  /// The line's offset on its chip (`18`).
+  /// The line's offset on its chip (`22`).
   case offset(UInt32)
-  /// The line's name as the chip's driver labels it (`GPIO18`).
+  /// The line's name as the chip's driver labels it (`GPIO22`).
   case name(String)
 
   /// The value as written in the config file.
@@ -143,9 +143,10 @@ public struct BuzzerSettings: Hashable, Sendable {
   /// The range `on` and `off` accept.
   public static let beatRange: ClosedRange<Duration> = .milliseconds(10)...(.seconds(10))
 
-  /// Buzzer settings; defaults: `gpiochip0` line 18, active high, 500 ms on, 500 ms off.
+  /// Buzzer settings; defaults: `gpiochip0` line 22, active high, 500 ms on, 500 ms off.
+  /// Line 22, not 18: GPIO18 is the bit clock of an I²S amplifier (hardware/gpio.md).
   public init(
-    output: GPIOLineSettings = GPIOLineSettings(line: .offset(18), activeLow: false),
+    output: GPIOLineSettings = GPIOLineSettings(line: .offset(22), activeLow: false),
     on: Duration = .milliseconds(500), off: Duration = .milliseconds(500)
   ) {
     self.output = output

@@ -92,7 +92,7 @@ import Testing
     #expect(
       config.buzzer
         == BuzzerSettings(
-          output: GPIOLineSettings(chip: "gpiochip0", line: .offset(18), activeLow: false),
+          output: GPIOLineSettings(chip: "gpiochip0", line: .offset(22), activeLow: false),
           on: .milliseconds(500), off: .milliseconds(500)))
     #expect(config.button == GPIOLineSettings(chip: "gpiochip0", line: .offset(17), activeLow: true))
     #expect(config.led == GPIOLineSettings(chip: "gpiochip0", line: .offset(27), activeLow: false))
