@@ -98,7 +98,8 @@ DEPLOY_DIR := .build/deploy
 DEB_STAGE := $(DEPLOY_DIR)/debian/puckalarm
 DEB_OUT ?= $(DEPLOY_DIR)
 DEPLOY_PACKAGES := dpkg-dev lintian systemd man-db gpiod
-DEPLOY_DOCS := README.md hardware/README.md systemd/README.md udev/README.md
+DEPLOY_DOCS := README.md docs/DESIGN.md hardware/README.md hardware/gpio.md hardware/pinmap.md \
+  systemd/README.md udev/README.md
 
 .PHONY: release install uninstall deb deploy-deps check-deploy check-trixie-deb
 
@@ -133,7 +134,7 @@ install: $(DEPLOY_DIR)/puckd.conf
 	gzip -9nc man/puckctl.1 > $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz
 	chmod 0644 $(DESTDIR)$(MANDIR)/man8/puckd.8.gz $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz
 	for f in $(DEPLOY_DOCS); do \
-	  install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$(echo $$f | sed 's|/README.md$$|.md|; s|^docs/||'); done
+	  install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$(echo $$f | sed 's|/README.md$$|.md|; s|^docs/||; s|^hardware/||'); done
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/puckalarm/puckd.conf ]; then \
 	  echo "kept $(DESTDIR)$(SYSCONFDIR)/puckalarm/puckd.conf (the default is in $(DEPLOY_DIR)/puckd.conf)"; \
 	else install -m 0644 $(DEPLOY_DIR)/puckd.conf $(DESTDIR)$(SYSCONFDIR)/puckalarm/puckd.conf; fi

@@ -16,8 +16,8 @@ extension DockConfig {
     # Which NFC reader to poll for the paired tag.
     #   auto       libnfc's default device (from /etc/nfc/libnfc.conf or autodetection)
     #   simulated  no reader; scans come from "puckctl scan UID" (for rehearsals and tests)
-    #   otherwise  a libnfc connstring: pn532_uart:/dev/serial0, pn532_i2c:/dev/i2c-1,
-    #              acr122_usb, ...
+    #   otherwise  a libnfc connstring: pn532_uart:/dev/serial0 (on a Pi 5 pn532_uart:/dev/ttyAMA0:
+    #              its serial0 is the debug connector), pn532_i2c:/dev/i2c-1, acr122_usb, ...
     #device = auto
 
     [audio]
