@@ -9,89 +9,67 @@ struct ClientCommands {
   let zone: ZoneRules
   let now: Instant
 
-  static let help: [String: String] = [
-    "status": """
-    usage: puckctl status [--json]
-    Next alarm, open wake-ups, reader/audio/buzzer health, pairing, clock sync, and whether the
-    dock is protected. Exits 1 when it is not protected, and says why.
-    """,
-    "pair": """
-    usage: sudo puckctl pair [--timeout 30s]
-    Waits for a tag on the reader, then asks for the same tag again to confirm, and pairs it.
-    Refused while a wake-up is open. In --simulate mode the scans come from 'puckctl scan UID'.
-    """,
-    "unpair": "usage: sudo puckctl unpair\nForgets the paired tag. Refused while a wake-up is open.",
-    "alarm": """
-    usage: puckctl alarm add HH:MM[:SS] [--days mon,tue,...|weekdays|weekends|daily]
-                              [--date YYYY-MM-DD|today|tomorrow] [--label TEXT] [--no-puck]
-           puckctl alarm list [--json]
-           puckctl alarm rm ID | enable ID | disable ID | skip ID
-    Without --days or --date an alarm rings once, at the next HH:MM. That, 'today' and
-    'tomorrow' follow the dock's clock and time zone, not this shell's. 'skip' skips only the
-    next occurrence. --no-puck: a stop ends it, no scan needed.
-    """,
-    "stop":
-      "usage: puckctl stop\nSilences the ring (a bypass, like the dock button); it rings again after the retry delay.",
-    "scan": "usage: puckctl scan UID\nDelivers a simulated scan (only to a daemon started with --simulate).",
-    "override": """
-    usage: sudo puckctl override [--yes]
-    Closes every open wake-up WITHOUT a scan. Recorded in history as an override. Asks for
-    confirmation unless --yes is given.
-    """,
-    "history": """
-    usage: puckctl history [--json] [--limit N] [--before CURSOR]
-    Past wake-ups, newest last: the newest 20, or N (at most 1000). When there are older ones,
-    the last line is the command that shows the page before (--before takes the cursor it
-    names; with --json the cursor is "nextBefore").
-    """,
-    "test":
-      "usage: puckctl test [--seconds N]\nA short rehearsal: rings for N seconds (default 5) and checks every device.",
-    "acknowledge":
-      "usage: puckctl acknowledge\nClears the state problems and missed alarms that status shows.",
-  ]
-
-  /// Runs a daemon command and returns its exit code.
-  func run(_ command: String, _ arguments: [String]) throws -> ExitCode {
-    switch command {
-    case "status": return try status(arguments)
-    case "pair": return try pair(arguments)
-    case "unpair": return try simple(.unpair, arguments)
-    case "alarm": return try alarm(arguments)
-    case "stop": return try simple(.stop, arguments)
-    case "scan":
-      let args = try ArgumentList(arguments)
-      try args.expectPositionals(1, "the UID to scan (e.g. 04:A2:3B:11:22:33:44)")
+  /// Runs a daemon command, typed as `word` and `arguments`, and returns its exit code.
+  func run(_ word: String, _ arguments: [String]) throws -> ExitCode {
+    var words = [word]
+    var rest = arguments
+    // A group word (`alarm`) takes its sub-command from the table too.
+    let subcommands = CommandTable.subcommands(of: word)
+    if let last = subcommands.last {
+      guard let sub = rest.first else {
+        throw UsageError("\(word) needs \(subcommands.dropLast().joined(separator: ", ")) or \(last)")
+      }
+      guard subcommands.contains(sub) else {
+        throw UsageError("unknown \(word) command '\(sub)' (\(subcommands.joined(separator: ", ")))")
+      }
+      words.append(sub)
+      rest.removeFirst()
+    }
+    guard let spec = CommandTable.spec(words: words) else {
+      throw UsageError("unknown command '\(word)' (see puckctl --help)")
+    }
+    let args = try ArgumentList(rest, for: spec)
+    switch spec.name {
+    case .status: return try status(args)
+    case .pair: return try pair(args)
+    case .unpair: return try simple(.unpair)
+    case .alarmAdd: return try alarmAdd(args)
+    case .alarmList: return try alarmList(args)
+    case .alarmRemove: return try simple(.alarmRemove(try alarmID(args)))
+    case .alarmEnable: return try simple(.alarmSetEnabled(try alarmID(args), true))
+    case .alarmDisable: return try simple(.alarmSetEnabled(try alarmID(args), false))
+    case .alarmSkip: return try simple(.alarmSkip(try alarmID(args)))
+    case .stop: return try simple(.stop)
+    case .scan:
       let uid: TagUID
       do {
         uid = try TagUID(parsing: args.positionals[0])
       } catch {
         throw UsageError(error.description)
       }
-      return try simple(.scan(uid), [])
-    case "override": return try override(arguments)
-    case "history": return try history(arguments)
-    case "test":
-      let args = try ArgumentList(arguments, valued: ["seconds"])
-      try args.expectPositionals(0, "")
-      var seconds = 5
-      if let text = args.value("seconds") {
-        guard let value = Int(text), (1...60).contains(value) else {
-          throw UsageError("--seconds takes 1-60")
-        }
-        seconds = value
+      return try simple(.scan(uid))
+    case .override: return try override(args)
+    case .history: return try history(args)
+    case .test:
+      // As for --timeout: the table's default makes nil a mistake in the table, not input.
+      guard let seconds = try args.integer("seconds") else {
+        throw UsageError(CommandTable.testSeconds.optionRule)
       }
       print("ringing for \(seconds) s…")
-      return try simple(.test(seconds: seconds), [])
-    case "acknowledge": return try simple(.acknowledge, arguments)
-    default: throw UsageError("unknown command '\(command)' (see puckctl --help)")
+      return try simple(.test(seconds: seconds))
+    case .acknowledge: return try simple(.acknowledge)
     }
   }
 
-  private func simple(_ command: ControlCommand, _ arguments: [String]) throws -> ExitCode {
-    let args = try ArgumentList(arguments)
-    try args.expectPositionals(0, "")
-    let reply = try client.send(command)
-    return report(reply)
+  private func simple(_ command: ControlCommand) throws -> ExitCode {
+    report(try client.send(command))
+  }
+
+  private func alarmID(_ args: ArgumentList) throws(UsageError) -> AlarmID {
+    guard let id = Int(args.positionals[0]) else {
+      throw UsageError("'\(args.positionals[0])' is not an alarm ID")
+    }
+    return id
   }
 
   /// Prints a final reply's message (stdout on success, stderr on failure) and maps it to an exit code.
@@ -110,9 +88,7 @@ struct ClientCommands {
     }
   }
 
-  private func status(_ arguments: [String]) throws -> ExitCode {
-    let args = try ArgumentList(arguments, switches: ["json"])
-    try args.expectPositionals(0, "")
+  private func status(_ args: ArgumentList) throws -> ExitCode {
     let reply = try client.send(.status)
     guard reply.ok == true, let status = reply.status else { return report(reply) }
     if args.flag("json") {
@@ -123,16 +99,10 @@ struct ClientCommands {
     return status.protected ? .success : .failure
   }
 
-  private func pair(_ arguments: [String]) throws -> ExitCode {
-    let args = try ArgumentList(arguments, valued: ["timeout"])
-    try args.expectPositionals(0, "")
-    var timeout = 30
-    if let text = args.value("timeout") {
-      let digits = text.hasSuffix("s") ? String(text.dropLast()) : text
-      guard let value = Int(digits), (1...600).contains(value) else {
-        throw UsageError("--timeout takes seconds, 1-600 (e.g. 30s)")
-      }
-      timeout = value
+  private func pair(_ args: ArgumentList) throws -> ExitCode {
+    // The table gives --timeout a default, so nil means that row lost it: say the rule, not trap.
+    guard let timeout = try args.integer("timeout") else {
+      throw UsageError(CommandTable.pairTimeout.optionRule)
     }
     let reply = try client.send(.pair(timeoutSeconds: timeout)) { line in
       print(line)
@@ -141,9 +111,7 @@ struct ClientCommands {
     return report(reply)
   }
 
-  private func override(_ arguments: [String]) throws -> ExitCode {
-    let args = try ArgumentList(arguments, switches: ["yes"])
-    try args.expectPositionals(0, "")
+  private func override(_ args: ArgumentList) throws -> ExitCode {
     if !args.flag("yes") {
       print("This ends every open wake-up without a scan, and is recorded in history.")
       print("Type 'override' to confirm: ", terminator: "")
@@ -156,22 +124,9 @@ struct ClientCommands {
     return report(try client.send(.override))
   }
 
-  private func history(_ arguments: [String]) throws -> ExitCode {
-    let args = try ArgumentList(arguments, valued: ["limit", "before"], switches: ["json"])
-    try args.expectPositionals(0, "")
-    var query = HistoryQuery()
-    if let text = args.value("limit") {
-      guard let value = Int(text), HistoryQuery.isValidLimit(value) else {
-        throw UsageError("--limit: \(HistoryQuery.limitRule)")
-      }
-      query.limit = value
-    }
-    if let text = args.value("before") {
-      guard let cursor = Int(text), cursor >= 0 else {
-        throw UsageError("--before takes the cursor a history page printed (puckctl history --before N)")
-      }
-      query.before = cursor
-    }
+  private func history(_ args: ArgumentList) throws -> ExitCode {
+    let query = HistoryQuery(
+      limit: try args.integer("limit") ?? HistoryQuery.defaultLimit, before: try args.integer("before"))
     let reply = try client.send(.history(query))
     guard reply.ok == true else { return report(reply) }
     let entries = reply.history ?? []
@@ -211,59 +166,31 @@ struct ClientCommands {
     return .success
   }
 
-  private func alarm(_ arguments: [String]) throws -> ExitCode {
-    guard let sub = arguments.first else {
-      throw UsageError("alarm needs add, list, rm, enable, disable or skip")
+  private func alarmList(_ args: ArgumentList) throws -> ExitCode {
+    let reply = try client.send(.alarmList)
+    guard reply.ok == true else { return report(reply) }
+    let alarms = reply.alarms ?? []
+    if args.flag("json") {
+      print(String(decoding: ControlWire.encode(ControlReply(ok: true, alarms: alarms)), as: UTF8.self))
+    } else if alarms.isEmpty {
+      print("no alarms — add one with: puckctl alarm add 06:30 --days weekdays")
+    } else {
+      let text = StatusText(zone: zone, now: now)
+      for view in alarms {
+        let alarm = view.alarm
+        var line = "\(alarm.id)  \(alarm.time)  \(alarm.recurrence.summary)"
+        if !alarm.label.isEmpty { line += "  \"\(alarm.label)\"" }
+        if !alarm.enabled { line += "  (disabled)" }
+        if !alarm.requiresPuck { line += "  (no puck)" }
+        if let skipped = alarm.skippedDate { line += "  (skipping \(skipped))" }
+        if let next = view.next { line += "  next \(text.local(next))" }
+        print(line)
+      }
     }
-    let rest = Array(arguments.dropFirst())
-    switch sub {
-    case "add": return try alarmAdd(rest)
-    case "list":
-      let args = try ArgumentList(rest, switches: ["json"])
-      try args.expectPositionals(0, "")
-      let reply = try client.send(.alarmList)
-      guard reply.ok == true else { return report(reply) }
-      let alarms = reply.alarms ?? []
-      if args.flag("json") {
-        print(String(decoding: ControlWire.encode(ControlReply(ok: true, alarms: alarms)), as: UTF8.self))
-      } else if alarms.isEmpty {
-        print("no alarms — add one with: puckctl alarm add 06:30 --days weekdays")
-      } else {
-        let text = StatusText(zone: zone, now: now)
-        for view in alarms {
-          let alarm = view.alarm
-          var line = "\(alarm.id)  \(alarm.time)  \(alarm.recurrence.summary)"
-          if !alarm.label.isEmpty { line += "  \"\(alarm.label)\"" }
-          if !alarm.enabled { line += "  (disabled)" }
-          if !alarm.requiresPuck { line += "  (no puck)" }
-          if let skipped = alarm.skippedDate { line += "  (skipping \(skipped))" }
-          if let next = view.next { line += "  next \(text.local(next))" }
-          print(line)
-        }
-      }
-      return .success
-    case "rm", "enable", "disable", "skip":
-      let args = try ArgumentList(rest)
-      try args.expectPositionals(1, "the alarm ID (see puckctl alarm list)")
-      guard let id = Int(args.positionals[0]) else {
-        throw UsageError("'\(args.positionals[0])' is not an alarm ID")
-      }
-      let command: ControlCommand
-      switch sub {
-      case "rm": command = .alarmRemove(id)
-      case "enable": command = .alarmSetEnabled(id, true)
-      case "disable": command = .alarmSetEnabled(id, false)
-      default: command = .alarmSkip(id)
-      }
-      return report(try client.send(command))
-    default:
-      throw UsageError("unknown alarm command '\(sub)' (add, list, rm, enable, disable, skip)")
-    }
+    return .success
   }
 
-  private func alarmAdd(_ arguments: [String]) throws -> ExitCode {
-    let args = try ArgumentList(arguments, valued: ["days", "date", "label"], switches: ["no-puck"])
-    try args.expectPositionals(1, "the alarm time HH:MM")
+  private func alarmAdd(_ args: ArgumentList) throws -> ExitCode {
     let time = try WallTime(parsing: args.positionals[0])
     // Relative dates go to the daemon as they are: "today" is the dock's today, not this
     // shell's (puckctl may run in another zone).

@@ -5,30 +5,22 @@ import PuckStorage
 
 /// `puckctl`: the command-line client of `puckd` (and the offline `calendar`).
 enum PuckCtl {
-  static let usage = """
-    usage: puckctl [--socket PATH] COMMAND [ARGS]
-    (the socket defaults to $PUCK_SOCKET, else your own $XDG_RUNTIME_DIR/puckalarm/puckd.sock
-    when it exists, else the system daemon's /run/puckalarm/puckd.sock)
-
-    Commands:
-      status [--json]             is the dock protected? next alarm, wake-ups, devices
-      pair [--timeout 30s]        pair a tag: scan it twice (root)
-      unpair                      forget the paired tag (root)
-      alarm add HH:MM [...]       add an alarm (see 'puckctl alarm --help')
-      alarm list|rm|enable|disable|skip
-      stop                        silence the ring; it comes back after the retry delay
-      scan UID                    simulated scan (puckd --simulate only)
-      override                    end every open wake-up without a scan (root, recorded)
-      history [--json] [--limit N] [--before CURSOR]
-                                  past wake-ups, newest last, a page at a time
-      test [--seconds N]          short rehearsal: ring and check every device
-      acknowledge                 clear the state problems and missed alarms status shows
-      calendar HH:MM [...]        when an alarm would fire (offline, no daemon needed)
-
-    Run 'puckctl COMMAND --help' for a command's options; 'puckctl --version' for the version.
-    Exit codes: 0 ok, 1 not protected or failed, 2 refused, 64 usage, 69 daemon not reachable,
-    77 permission denied.
-    """
+  /// `puckctl --help`: the daemon commands come from the command table, so a command added
+  /// there is listed here without a second edit.
+  static let usage =
+    ([
+      "usage: puckctl [--socket PATH] COMMAND [ARGS]",
+      "(the socket defaults to $PUCK_SOCKET, else your own $XDG_RUNTIME_DIR/puckalarm/puckd.sock",
+      "when it exists, else the system daemon's /run/puckalarm/puckd.sock)",
+      "",
+      "Commands:",
+    ] + CommandTable.listing + [
+      "  calendar HH:MM [...]        when an alarm would fire (offline, no daemon needed)",
+      "",
+      "Run 'puckctl COMMAND --help' for a command's options; 'puckctl --version' for the version.",
+      "Exit codes: 0 ok, 1 not protected or failed, 2 refused, 64 usage, 69 daemon not reachable,",
+      "77 permission denied.",
+    ]).joined(separator: "\n")
 
   static func main() -> Int32 {
     var arguments = Array(CommandLine.arguments.dropFirst())
@@ -69,7 +61,7 @@ enum PuckCtl {
         return ExitCode.success.rawValue
       default:
         if arguments.contains("--help") || arguments.contains("-h") {
-          guard let help = ClientCommands.help[command] else {
+          guard let help = CommandTable.help(for: command) else {
             throw UsageError("unknown command '\(command)' (see puckctl --help)")
           }
           print(help)

@@ -43,10 +43,10 @@ enum PuckD {
       switch name {
       case "--version":
         print("puckd \(ProductVersion.current)")
-        return 0
+        return DaemonExitCode.success.rawValue
       case "--help", "-h":
         print(usage)
-        return 0
+        return DaemonExitCode.success.rawValue
       case "--simulate":
         options.simulate = true
       case "--check-config", "--buzzer-off":
@@ -54,7 +54,7 @@ enum PuckD {
       case "--config", "--state-dir", "--socket":
         guard let path = value(), !path.isEmpty else {
           Log.error("puckd: \(name) needs a path")
-          return 64
+          return DaemonExitCode.usage.rawValue
         }
         switch name {
         case "--config": options.configPath = path
@@ -63,12 +63,12 @@ enum PuckD {
         }
       default:
         Log.error("puckd: unknown argument '\(argument)' (see puckd --help)")
-        return 64
+        return DaemonExitCode.usage.rawValue
       }
     }
     switch job {
-    case "--check-config": return Maintenance.checkConfig(path: options.configPath)
-    case "--buzzer-off": return Maintenance.buzzerOff(configPath: options.configPath)
+    case "--check-config": return Maintenance.checkConfig(path: options.configPath).rawValue
+    case "--buzzer-off": return Maintenance.buzzerOff(configPath: options.configPath).rawValue
     default: break
     }
     do {
@@ -76,7 +76,7 @@ enum PuckD {
       return try daemon.run()
     } catch {
       Log.error("puckd cannot start: \(error)")
-      return 1
+      return DaemonExitCode.failure.rawValue
     }
   }
 }

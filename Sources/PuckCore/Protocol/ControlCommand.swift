@@ -76,33 +76,29 @@ public enum ControlCommand: Hashable, Sendable {
   /// Clear the state problems status shows (corrupt files kept aside).
   case acknowledge
 
-  /// The least privileged role allowed to send it.
-  public var requiredRole: Role {
+  /// Which row of `CommandTable` this is.
+  public var kind: CommandName {
     switch self {
-    case .status, .alarmList, .history: return .anyone
-    case .alarmAdd, .alarmRemove, .alarmSetEnabled, .alarmSkip, .stop, .scan, .test, .acknowledge:
-      return .member
-    case .pair, .unpair, .override: return .root
+    case .status: return .status
+    case .pair: return .pair
+    case .unpair: return .unpair
+    case .alarmAdd: return .alarmAdd
+    case .alarmList: return .alarmList
+    case .alarmRemove: return .alarmRemove
+    case .alarmSetEnabled(_, let enabled): return enabled ? .alarmEnable : .alarmDisable
+    case .alarmSkip: return .alarmSkip
+    case .stop: return .stop
+    case .scan: return .scan
+    case .override: return .override
+    case .history: return .history
+    case .test: return .test
+    case .acknowledge: return .acknowledge
     }
   }
 
+  /// The least privileged role allowed to send it, from the command table.
+  public var requiredRole: Role { kind.spec.role }
+
   /// The name on the wire and in logs.
-  public var name: String {
-    switch self {
-    case .status: return "status"
-    case .pair: return "pair"
-    case .unpair: return "unpair"
-    case .alarmAdd: return "alarm.add"
-    case .alarmList: return "alarm.list"
-    case .alarmRemove: return "alarm.rm"
-    case .alarmSetEnabled(_, let enabled): return enabled ? "alarm.enable" : "alarm.disable"
-    case .alarmSkip: return "alarm.skip"
-    case .stop: return "stop"
-    case .scan: return "scan"
-    case .override: return "override"
-    case .history: return "history"
-    case .test: return "test"
-    case .acknowledge: return "acknowledge"
-    }
-  }
+  public var name: String { kind.rawValue }
 }

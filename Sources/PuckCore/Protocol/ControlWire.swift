@@ -100,16 +100,15 @@ public enum ControlWire {
       }
       return id
     }
-    switch request.command {
-    case "status": return .status
-    case "pair":
-      let timeout = request.seconds ?? 30
-      guard (1...600).contains(timeout) else {
-        throw ControlFailure(.badRequest, "pair timeout must be 1-600 s")
-      }
-      return .pair(timeoutSeconds: timeout)
-    case "unpair": return .unpair
-    case "alarm.add":
+    guard let name = CommandName(rawValue: request.command) else {
+      throw ControlFailure(.badRequest, "unknown command '\(request.command.prefix(40))'")
+    }
+    // Defaults and bounds come from the command table, the same values puckctl checks.
+    switch name {
+    case .status: return .status
+    case .pair: return .pair(timeoutSeconds: try integer(request.seconds, CommandTable.pairTimeout))
+    case .unpair: return .unpair
+    case .alarmAdd:
       guard let time = request.time else { throw ControlFailure(.badRequest, "alarm.add needs a time") }
       let recurrence: DraftRecurrence
       switch (request.days, request.date) {
@@ -125,37 +124,38 @@ public enum ControlWire {
       return .alarmAdd(
         AlarmDraft(
           time: time, recurrence: recurrence, label: label, requiresPuck: request.requiresPuck ?? true))
-    case "alarm.list": return .alarmList
-    case "alarm.rm": return .alarmRemove(try id())
-    case "alarm.enable": return .alarmSetEnabled(try id(), true)
-    case "alarm.disable": return .alarmSetEnabled(try id(), false)
-    case "alarm.skip": return .alarmSkip(try id())
-    case "stop": return .stop
-    case "scan":
+    case .alarmList: return .alarmList
+    case .alarmRemove: return .alarmRemove(try id())
+    case .alarmEnable: return .alarmSetEnabled(try id(), true)
+    case .alarmDisable: return .alarmSetEnabled(try id(), false)
+    case .alarmSkip: return .alarmSkip(try id())
+    case .stop: return .stop
+    case .scan:
       do {
         return .scan(try TagUID(parsing: request.uid ?? ""))
       } catch {
         throw ControlFailure(.badRequest, error.description)
       }
-    case "override": return .override
-    case "history":
+    case .override: return .override
+    case .history:
       // An old client sends `limit` alone, or nothing: it gets the newest entries.
-      let limit = request.limit ?? HistoryQuery.defaultLimit
-      guard HistoryQuery.isValidLimit(limit) else {
-        throw ControlFailure(.badRequest, HistoryQuery.limitRule)
-      }
-      if let before = request.before, before < 0 {
-        throw ControlFailure(.badRequest, "a history cursor is a value an earlier history reply gave")
-      }
-      return .history(HistoryQuery(limit: limit, before: request.before))
-    case "test":
-      let seconds = request.seconds ?? 5
-      guard (1...60).contains(seconds) else { throw ControlFailure(.badRequest, "test takes 1-60 seconds") }
-      return .test(seconds: seconds)
-    case "acknowledge": return .acknowledge
-    default:
-      throw ControlFailure(.badRequest, "unknown command '\(request.command.prefix(40))'")
+      return .history(
+        HistoryQuery(
+          limit: try integer(request.limit, CommandTable.historyLimit),
+          before: try CommandTable.historyCursor.checked(request.before)))
+    case .test: return .test(seconds: try integer(request.seconds, CommandTable.testSeconds))
+    case .acknowledge: return .acknowledge
     }
+  }
+
+  /// A bounded request field that has a default: the field, or the default when it is absent.
+  private static func integer(_ value: Int?, _ bounds: BoundedInteger) throws(ControlFailure) -> Int {
+    // Every bound used here has a default; one without would be a mistake in the table, and
+    // is refused as a bad request rather than trapping on a client's input.
+    guard let checked = try bounds.checked(value) else {
+      throw ControlFailure(.badRequest, bounds.wireRule)
+    }
+    return checked
   }
 
   /// Encodes a reply or progress line (without the newline).

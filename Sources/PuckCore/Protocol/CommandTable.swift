@@ -1,0 +1,306 @@
+/// The name of a control command: on the wire (`"command"`), in logs and in the table.
+public enum CommandName: String, CaseIterable, Hashable, Sendable {
+  case status
+  case pair
+  case unpair
+  case alarmAdd = "alarm.add"
+  case alarmList = "alarm.list"
+  case alarmRemove = "alarm.rm"
+  case alarmEnable = "alarm.enable"
+  case alarmDisable = "alarm.disable"
+  case alarmSkip = "alarm.skip"
+  case stop
+  case scan
+  case override
+  case history
+  case test
+  case acknowledge
+}
+
+/// A whole-number argument with its allowed range and default. puckctl checks it before
+/// sending and puckd checks it on receipt, with these same bounds, so a client of another
+/// version (or no client at all) cannot get past what this one would refuse.
+public struct BoundedInteger: Hashable, Sendable {
+  /// The values accepted, both ends included.
+  public let range: ClosedRange<Int>
+  /// The value used when the argument is left out; nil when leaving it out means "none".
+  public let defaultValue: Int?
+  /// A unit the command line may append to the number (`30s`), or nil.
+  public let unitSuffix: String?
+  /// What puckd answers for a value outside the range.
+  public let wireRule: String
+  /// What puckctl prints for an option value it cannot accept.
+  public let optionRule: String
+
+  /// Whether `value` is within `range`.
+  public func accepts(_ value: Int) -> Bool { range.contains(value) }
+
+  /// The value a request carried, or the default when it carried none; a bad-request failure
+  /// with `wireRule` when it is out of range.
+  public func checked(_ value: Int?) throws(ControlFailure) -> Int? {
+    guard let value else { return defaultValue }
+    guard accepts(value) else { throw ControlFailure(.badRequest, wireRule) }
+    return value
+  }
+
+  /// The value of a command-line option (`30`, or `30s` where there is a unit), or nil when
+  /// it is not a number in range; the caller reports `optionRule`.
+  public func parse(option text: String) -> Int? {
+    var digits = Substring(text)
+    if let unitSuffix, digits.hasSuffix(unitSuffix) { digits = digits.dropLast(unitSuffix.count) }
+    guard let value = Int(digits), accepts(value) else { return nil }
+    return value
+  }
+}
+
+/// One `--option` of a command.
+public struct CommandOption: Hashable, Sendable {
+  /// What the option takes.
+  public enum Value: Hashable, Sendable {
+    /// Nothing: a switch. Switches only change how puckctl asks or prints (`--json`,
+    /// `--yes`), so they are never sent.
+    case flag
+    /// A whole number within bounds.
+    case integer(BoundedInteger)
+    /// A label: one line within `Alarm.labelRule`.
+    case label
+    /// Days of the week: `mon,tue,...`, `weekdays`, `weekends` or `daily` (`Weekday.parseSet`).
+    case days
+    /// A date: `YYYY-MM-DD`, `today` or `tomorrow`; the relative words are the dock's.
+    case date
+  }
+
+  /// The name without the dashes: `timeout` for `--timeout`.
+  public let name: String
+  /// What it takes.
+  public let value: Value
+
+  /// An option named `name` taking `value`.
+  public init(_ name: String, _ value: Value) {
+    self.name = name
+    self.value = value
+  }
+}
+
+/// The positional argument a command takes, if any.
+public enum CommandOperand: Hashable, Sendable {
+  /// An alarm time, `HH:MM` or `HH:MM:SS` on a 24-hour clock (`WallTime(parsing:)`).
+  case time
+  /// An alarm's number, as `alarm list` shows it.
+  case alarmID
+  /// A tag UID in hex, such as `04:A2:3B:11:22:33:44` (`TagUID(parsing:)`).
+  case tagUID
+
+  /// What puckctl says is missing when the operand is left out.
+  public var missing: String {
+    switch self {
+    case .time: return "the alarm time HH:MM"
+    case .alarmID: return "the alarm ID (see puckctl alarm list)"
+    case .tagUID: return "the UID to scan (e.g. 04:A2:3B:11:22:33:44)"
+    }
+  }
+}
+
+/// Everything about one control command that puckctl and puckd must agree on: the words
+/// typed, the role needed, the arguments with their bounds, and the help.
+public struct CommandSpec: Hashable, Sendable {
+  /// The name on the wire.
+  public let name: CommandName
+  /// The words typed after `puckctl`: `["alarm", "add"]`.
+  public let words: [String]
+  /// The least privileged role allowed to send it (docs/DESIGN.md C2).
+  public let role: Role
+  /// The positional argument, if any.
+  public let operand: CommandOperand?
+  /// The options, in the order the synopsis shows them.
+  public let options: [CommandOption]
+  /// The command with its arguments, for the `puckctl --help` listing.
+  public let synopsis: String
+  /// One line on what it does, for the `puckctl --help` listing.
+  public let summary: String
+  /// What `puckctl WORD --help` prints; the `alarm` commands share one text.
+  public let help: String
+
+  /// The words as typed: `alarm add`.
+  public var commandLine: String { words.joined(separator: " ") }
+
+  /// The option called `name`, if the command has one.
+  public func option(_ name: String) -> CommandOption? { options.first { $0.name == name } }
+}
+
+/// The one table of control commands. puckctl parses, checks and explains its command line
+/// from it; puckd's decoder takes its defaults and bounds and its role check takes its roles
+/// from it. The man page is checked against it by a test.
+public enum CommandTable {
+  /// `pair --timeout`: seconds to wait for the tag.
+  public static let pairTimeout = BoundedInteger(
+    range: 1...600, defaultValue: 30, unitSuffix: "s", wireRule: "pair timeout must be 1-600 s",
+    optionRule: "--timeout takes seconds, 1-600 (e.g. 30s)")
+  /// `test --seconds`: how long the rehearsal rings.
+  public static let testSeconds = BoundedInteger(
+    range: 1...60, defaultValue: 5, unitSuffix: nil, wireRule: "test takes 1-60 seconds",
+    optionRule: "--seconds takes 1-60")
+  /// `history --limit`: entries per page.
+  public static let historyLimit = BoundedInteger(
+    range: 1...HistoryQuery.maximumLimit, defaultValue: HistoryQuery.defaultLimit, unitSuffix: nil,
+    wireRule: HistoryQuery.limitRule, optionRule: "--limit: \(HistoryQuery.limitRule)")
+  /// `history --before`: a cursor an earlier page gave. Only its sign can be checked here;
+  /// puckd refuses a cursor it did not hand out when it reads the page.
+  public static let historyCursor = BoundedInteger(
+    range: 0...Int.max, defaultValue: nil, unitSuffix: nil,
+    wireRule: "a history cursor is a value an earlier history reply gave",
+    optionRule: "--before takes the cursor a history page printed (puckctl history --before N)")
+
+  /// Every command, in the order `puckctl --help` lists them.
+  public static let all: [CommandSpec] = CommandName.allCases.map(\.spec)
+
+  /// The command typed as `words` (`["alarm", "rm"]`), if there is one.
+  public static func spec(words: [String]) -> CommandSpec? {
+    all.first { $0.words == words }
+  }
+
+  /// The sub-commands of a group word such as `alarm`, in table order; empty for a plain command.
+  public static func subcommands(of word: String) -> [String] {
+    all.filter { $0.words.count == 2 && $0.words[0] == word }.map { $0.words[1] }
+  }
+
+  /// What `puckctl WORD --help` prints, if `word` starts a command.
+  public static func help(for word: String) -> String? {
+    all.first { $0.words.first == word }?.help
+  }
+
+  /// The command lines of `puckctl --help`: synopsis, then summary from the 31st column (on a
+  /// line of its own when the synopsis is too long to leave room).
+  public static var listing: [String] {
+    all.map { spec in
+      let synopsis = "  " + spec.synopsis
+      let column = 30
+      guard synopsis.count < column else {
+        return synopsis + "\n" + String(repeating: " ", count: column) + spec.summary
+      }
+      return synopsis + String(repeating: " ", count: column - synopsis.count) + spec.summary
+    }
+  }
+
+  static let alarmHelp = """
+    usage: puckctl alarm add HH:MM[:SS] [--days mon,tue,...|weekdays|weekends|daily]
+                              [--date YYYY-MM-DD|today|tomorrow] [--label TEXT] [--no-puck]
+           puckctl alarm list [--json]
+           puckctl alarm rm ID | enable ID | disable ID | skip ID
+    Without --days or --date an alarm rings once, at the next HH:MM. That, 'today' and
+    'tomorrow' follow the dock's clock and time zone, not this shell's. 'skip' skips only the
+    next occurrence. --no-puck: a stop ends it, no scan needed.
+    """
+}
+
+extension CommandName {
+  /// This command's row of the table. A switch rather than a dictionary, so the compiler
+  /// holds every name to having a row.
+  public var spec: CommandSpec {
+    switch self {
+    case .status:
+      return CommandSpec(
+        name: self, words: ["status"], role: .anyone, operand: nil, options: [CommandOption("json", .flag)],
+        synopsis: "status [--json]", summary: "is the dock protected? next alarm, wake-ups, devices",
+        help: """
+          usage: puckctl status [--json]
+          Next alarm, open wake-ups, reader/audio/buzzer health, pairing, clock sync, and whether the
+          dock is protected. Exits 1 when it is not protected, and says why.
+          """)
+    case .pair:
+      return CommandSpec(
+        name: self, words: ["pair"], role: .root, operand: nil,
+        options: [CommandOption("timeout", .integer(CommandTable.pairTimeout))],
+        synopsis: "pair [--timeout 30s]", summary: "pair a tag: scan it twice (root)",
+        help: """
+          usage: sudo puckctl pair [--timeout 30s]
+          Waits for a tag on the reader, then asks for the same tag again to confirm, and pairs it.
+          Refused while a wake-up is open. In --simulate mode the scans come from 'puckctl scan UID'.
+          """)
+    case .unpair:
+      return CommandSpec(
+        name: self, words: ["unpair"], role: .root, operand: nil, options: [],
+        synopsis: "unpair", summary: "forget the paired tag (root)",
+        help: "usage: sudo puckctl unpair\nForgets the paired tag. Refused while a wake-up is open.")
+    case .alarmAdd:
+      return CommandSpec(
+        name: self, words: ["alarm", "add"], role: .member, operand: .time,
+        options: [
+          CommandOption("days", .days), CommandOption("date", .date), CommandOption("label", .label),
+          CommandOption("no-puck", .flag),
+        ],
+        synopsis: "alarm add HH:MM [...]", summary: "add an alarm (see 'puckctl alarm --help')",
+        help: CommandTable.alarmHelp)
+    case .alarmList:
+      return CommandSpec(
+        name: self, words: ["alarm", "list"], role: .anyone, operand: nil,
+        options: [CommandOption("json", .flag)], synopsis: "alarm list [--json]",
+        summary: "the alarms and when each rings next", help: CommandTable.alarmHelp)
+    case .alarmRemove:
+      return alarmChange(["alarm", "rm"], summary: "remove an alarm")
+    case .alarmEnable:
+      return alarmChange(["alarm", "enable"], summary: "let an alarm ring again")
+    case .alarmDisable:
+      return alarmChange(["alarm", "disable"], summary: "keep an alarm without ringing it")
+    case .alarmSkip:
+      return alarmChange(["alarm", "skip"], summary: "skip only the next occurrence")
+    case .stop:
+      return CommandSpec(
+        name: self, words: ["stop"], role: .member, operand: nil, options: [], synopsis: "stop",
+        summary: "silence the ring; it comes back after the retry delay",
+        help:
+          "usage: puckctl stop\nSilences the ring (a bypass, like the dock button); it rings again after the retry delay."
+      )
+    case .scan:
+      return CommandSpec(
+        name: self, words: ["scan"], role: .member, operand: .tagUID, options: [], synopsis: "scan UID",
+        summary: "simulated scan (puckd --simulate only)",
+        help: "usage: puckctl scan UID\nDelivers a simulated scan (only to a daemon started with --simulate)."
+      )
+    case .override:
+      return CommandSpec(
+        name: self, words: ["override"], role: .root, operand: nil, options: [CommandOption("yes", .flag)],
+        synopsis: "override [--yes]", summary: "end every open wake-up without a scan (root, recorded)",
+        help: """
+          usage: sudo puckctl override [--yes]
+          Closes every open wake-up WITHOUT a scan. Recorded in history as an override. Asks for
+          confirmation unless --yes is given.
+          """)
+    case .history:
+      return CommandSpec(
+        name: self, words: ["history"], role: .anyone, operand: nil,
+        options: [
+          CommandOption("json", .flag), CommandOption("limit", .integer(CommandTable.historyLimit)),
+          CommandOption("before", .integer(CommandTable.historyCursor)),
+        ],
+        synopsis: "history [--json] [--limit N] [--before CURSOR]",
+        summary: "past wake-ups, newest last, a page at a time",
+        help: """
+          usage: puckctl history [--json] [--limit N] [--before CURSOR]
+          Past wake-ups, newest last: the newest 20, or N (at most 1000). When there are older ones,
+          the last line is the command that shows the page before (--before takes the cursor it
+          names; with --json the cursor is "nextBefore").
+          """)
+    case .test:
+      return CommandSpec(
+        name: self, words: ["test"], role: .member, operand: nil,
+        options: [CommandOption("seconds", .integer(CommandTable.testSeconds))],
+        synopsis: "test [--seconds N]", summary: "short rehearsal: ring and check every device",
+        help:
+          "usage: puckctl test [--seconds N]\nA short rehearsal: rings for N seconds (default 5) and checks every device."
+      )
+    case .acknowledge:
+      return CommandSpec(
+        name: self, words: ["acknowledge"], role: .member, operand: nil, options: [],
+        synopsis: "acknowledge", summary: "clear the state problems and missed alarms status shows",
+        help: "usage: puckctl acknowledge\nClears the state problems and missed alarms that status shows.")
+    }
+  }
+
+  /// `alarm rm|enable|disable|skip ID`: a member's change to one alarm.
+  private func alarmChange(_ words: [String], summary: String) -> CommandSpec {
+    CommandSpec(
+      name: self, words: words, role: .member, operand: .alarmID, options: [],
+      synopsis: words.joined(separator: " ") + " ID", summary: summary, help: CommandTable.alarmHelp)
+  }
+}

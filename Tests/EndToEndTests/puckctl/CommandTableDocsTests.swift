@@ -1,0 +1,60 @@
+import Foundation
+import PuckCore
+import Testing
+
+/// The command table against what a person reads: `puckctl --help`, each command's `--help`
+/// and the man page. A command or option added to the table but not documented fails here.
+@Suite("puckctl documents the command table")
+struct CommandTableDocsTests {
+  /// `man/puckctl.1` with the roff escapes a reader does not see taken out, split into its
+  /// `.TP` entries, each as whitespace-separated tokens (first line) and its whole text.
+  private static func manEntries() throws -> [(head: [String], text: String)] {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    var text = try String(contentsOf: root.appendingPathComponent("man/puckctl.1"), encoding: .utf8)
+    for escape in [#"\fI"#, #"\fR"#, #"\fB"#, #"\fP"#, "\""] {
+      text = text.replacingOccurrences(of: escape, with: " ")
+    }
+    text = text.replacingOccurrences(of: #"\-"#, with: "-")
+    return text.components(separatedBy: "\n.TP\n").dropFirst().map { entry in
+      let head = entry.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+      return (head.split(whereSeparator: \.isWhitespace).map(String.init), entry)
+    }
+  }
+
+  @Test("every command of the table is listed by puckctl --help, with its options in its own --help")
+  func helpListsEveryCommand() throws {
+    let listing = try run("puckctl", ["--help"])
+    #expect(listing.status == 0)
+    for spec in CommandTable.all {
+      #expect(listing.stdout.contains("  \(spec.synopsis)"), "\(spec.commandLine) in puckctl --help")
+      let own = try run("puckctl", spec.words + ["--help"])
+      #expect(own.status == 0)
+      #expect(own.stdout.contains("usage: "), "\(spec.commandLine) --help")
+      for option in spec.options {
+        #expect(own.stdout.contains("--\(option.name)"), "\(spec.commandLine) --help names --\(option.name)")
+      }
+    }
+  }
+
+  @Test("every command of the table has a man page entry naming its options, and root ones say so")
+  func manPageAgrees() throws {
+    let entries = try Self.manEntries()
+    for spec in CommandTable.all {
+      let entry = entries.first { entry in
+        entry.head.indices.contains { start in
+          Array(entry.head[start...].prefix(spec.words.count)) == spec.words
+        }
+      }
+      guard let entry else {
+        Issue.record("man/puckctl.1 has no entry for \(spec.commandLine)")
+        continue
+      }
+      for option in spec.options {
+        #expect(
+          entry.text.contains("--\(option.name)"), "man entry of \(spec.commandLine) names --\(option.name)")
+      }
+      #expect(entry.text.contains("(root)") == (spec.role == .root), "man entry of \(spec.commandLine): role")
+    }
+  }
+}

@@ -1,0 +1,153 @@
+import PuckCore
+import Testing
+
+/// The command table: every command travels over the wire as itself, its bounds hold at both
+/// ends (puckctl's option parsing and puckd's decoder), and its roles are the ones C2 names.
+@Suite struct CommandTableTests {
+  /// One command of each name, with arguments that are not the defaults where it has any.
+  /// A switch, so a new name without a sample does not compile.
+  private static func sample(_ name: CommandName) throws -> ControlCommand {
+    switch name {
+    case .status: return .status
+    case .pair: return .pair(timeoutSeconds: 45)
+    case .unpair: return .unpair
+    case .alarmAdd:
+      return .alarmAdd(
+        AlarmDraft(
+          time: WallTime(hour: 6, minute: 30), recurrence: .weekly([.monday, .friday]), label: "work",
+          requiresPuck: false))
+    case .alarmList: return .alarmList
+    case .alarmRemove: return .alarmRemove(7)
+    case .alarmEnable: return .alarmSetEnabled(8, true)
+    case .alarmDisable: return .alarmSetEnabled(9, false)
+    case .alarmSkip: return .alarmSkip(10)
+    case .stop: return .stop
+    case .scan: return .scan(try TagUID(parsing: "04:A2:3B:11:22:33:44"))
+    case .override: return .override
+    case .history: return .history(HistoryQuery(limit: 50, before: 4096))
+    case .test: return .test(seconds: 12)
+    case .acknowledge: return .acknowledge
+    }
+  }
+
+  private func decode(_ text: String) throws(ControlFailure) -> ControlCommand {
+    try ControlWire.decode(Array(text.utf8))
+  }
+
+  @Test(arguments: CommandName.allCases)
+  func everyCommandRoundTripsThroughTheWire(_ name: CommandName) throws {
+    let command = try Self.sample(name)
+    #expect(command.kind == name)
+    let line = ControlWire.encode(command)
+    #expect(String(decoding: line, as: UTF8.self).contains(#""command":"\#(name.rawValue)""#))
+    #expect(try ControlWire.decode(line) == command)
+  }
+
+  @Test func everyNameHasOneRowAndEveryRowIsFoundByItsWords() {
+    #expect(CommandTable.all.map(\.name) == CommandName.allCases)
+    #expect(Set(CommandTable.all.map(\.words)).count == CommandTable.all.count, "no two rows typed alike")
+    for spec in CommandTable.all {
+      #expect(CommandTable.spec(words: spec.words) == spec)
+      #expect(CommandTable.help(for: spec.words[0])?.contains("usage: ") == true, "\(spec.commandLine)")
+      #expect(CommandTable.listing.contains { $0.hasPrefix("  \(spec.synopsis)") }, "\(spec.commandLine)")
+    }
+    #expect(CommandTable.subcommands(of: "alarm") == ["add", "list", "rm", "enable", "disable", "skip"])
+    #expect(CommandTable.subcommands(of: "status").isEmpty)
+  }
+
+  @Test func rolesAreTheOnesTheDesignNames() throws {
+    let roles = Dictionary(uniqueKeysWithValues: CommandTable.all.map { ($0.name, $0.role) })
+    let anyone: Set<CommandName> = [.status, .alarmList, .history]
+    let root: Set<CommandName> = [.pair, .unpair, .override]
+    for name in CommandName.allCases {
+      let expected: Role = anyone.contains(name) ? .anyone : root.contains(name) ? .root : .member
+      #expect(roles[name] == expected, "\(name.rawValue)")
+      // The daemon's check reads the same row.
+      #expect(try Self.sample(name).requiredRole == expected, "\(name.rawValue)")
+    }
+  }
+
+  /// A bounded argument: the command it belongs to, its field on the wire and its option.
+  struct Bound: Sendable, CustomTestStringConvertible {
+    let bounds: BoundedInteger
+    let command: CommandName
+    let field: String
+    let option: String
+    var testDescription: String { "\(command.rawValue) --\(option)" }
+  }
+
+  static let bounds = [
+    Bound(bounds: CommandTable.pairTimeout, command: .pair, field: "seconds", option: "timeout"),
+    Bound(bounds: CommandTable.testSeconds, command: .test, field: "seconds", option: "seconds"),
+    Bound(bounds: CommandTable.historyLimit, command: .history, field: "limit", option: "limit"),
+    Bound(bounds: CommandTable.historyCursor, command: .history, field: "before", option: "before"),
+  ]
+
+  @Test(arguments: bounds)
+  func theTableLinksTheOptionToItsBounds(_ bound: Bound) {
+    #expect(bound.command.spec.option(bound.option)?.value == .integer(bound.bounds))
+  }
+
+  @Test(arguments: bounds)
+  func eachBoundHoldsOnTheWire(_ bound: Bound) throws {
+    func request(_ value: Int) -> String {
+      #"{"v":1,"command":"\#(bound.command.rawValue)","\#(bound.field)":\#(value)}"#
+    }
+    let range = bound.bounds.range
+    for inside in [range.lowerBound, range.upperBound] {
+      #expect(throws: Never.self, "\(inside)") { try decode(request(inside)) }
+    }
+    var outside = [range.lowerBound - 1]
+    if range.upperBound < Int.max { outside.append(range.upperBound + 1) }
+    for value in outside {
+      #expect(throws: ControlFailure(.badRequest, bound.bounds.wireRule), "\(value)") {
+        try decode(request(value))
+      }
+    }
+  }
+
+  @Test(arguments: bounds)
+  func eachBoundHoldsOnTheCommandLine(_ bound: Bound) {
+    let range = bound.bounds.range
+    #expect(bound.bounds.parse(option: "\(range.lowerBound)") == range.lowerBound)
+    #expect(bound.bounds.parse(option: "\(range.upperBound)") == range.upperBound)
+    #expect(bound.bounds.parse(option: "\(range.lowerBound - 1)") == nil)
+    if range.upperBound < Int.max {
+      #expect(bound.bounds.parse(option: "\(range.upperBound + 1)") == nil)
+    }
+    #expect(bound.bounds.parse(option: "soon") == nil)
+    #expect(bound.bounds.optionRule.hasPrefix("--\(bound.option)"))
+  }
+
+  @Test func leftOutArgumentsGetTheTableDefaults() throws {
+    #expect(try decode(#"{"v":1,"command":"pair"}"#) == .pair(timeoutSeconds: 30))
+    #expect(try decode(#"{"v":1,"command":"test"}"#) == .test(seconds: 5))
+    #expect(try decode(#"{"v":1,"command":"history"}"#) == .history(HistoryQuery(limit: 20, before: nil)))
+    #expect(CommandTable.pairTimeout.defaultValue == 30)
+    #expect(CommandTable.testSeconds.defaultValue == 5)
+    #expect(CommandTable.historyLimit.defaultValue == HistoryQuery.defaultLimit)
+    #expect(CommandTable.historyCursor.defaultValue == nil)
+  }
+
+  @Test func theTimeoutTakesSeconds() {
+    #expect(CommandTable.pairTimeout.parse(option: "30s") == 30)
+    #expect(CommandTable.testSeconds.parse(option: "30s") == nil, "only --timeout has a unit")
+  }
+
+  @Test func alarmAddDescribesItsArguments() {
+    let add = CommandName.alarmAdd.spec
+    #expect(add.operand == .time)
+    #expect(add.option("days")?.value == .days)
+    #expect(add.option("date")?.value == .date)
+    #expect(add.option("label")?.value == .label)
+    #expect(add.option("no-puck")?.value == .flag)
+    #expect(CommandName.scan.spec.operand == .tagUID)
+    #expect(CommandName.alarmRemove.spec.operand == .alarmID)
+  }
+
+  @Test func anUnknownNameIsRefused() {
+    #expect(throws: ControlFailure(.badRequest, "unknown command 'alarm.snooze'")) {
+      try decode(#"{"v":1,"command":"alarm.snooze"}"#)
+    }
+  }
+}
