@@ -25,7 +25,7 @@ struct StatusText {
       lines.append("PROTECTED")
     } else {
       lines.append("NOT PROTECTED")
-      for reason in status.reasons { lines.append("  - \(reason)") }
+      for reason in reasonLines(status) { lines.append("  - \(reason)") }
     }
     for view in status.guards {
       if view.ringing {
@@ -65,6 +65,15 @@ struct StatusText {
     return lines.joined(separator: "\n")
   }
 
+  /// The reasons against, rendered from their codes. A puckd from before the codes sends only
+  /// the text, and a code this build does not know keeps the daemon's own line for it.
+  func reasonLines(_ status: DockStatus) -> [String] {
+    guard let codes = status.reasonCodes, codes.count == status.reasons.count else { return status.reasons }
+    return zip(codes, status.reasons).map { reason, sent in
+      if case .unrecognized = reason { return sent }
+      return reason.text
+    }
+  }
 }
 
 extension String {
