@@ -52,7 +52,7 @@ extension Daemon {
   }
 
   /// Everything `puckctl status` shows, with the verdict and every reason against it
-  /// (`ProtectionVerdict`, in the core; docs/DESIGN.md §8a).
+  /// (`ProtectionVerdict`, in the core; docs/DESIGN.md R1).
   func dockStatus() -> DockStatus {
     let next = nextAlarm()
     let snapshot = statusSnapshot(devices: deviceHealth(), next: next, synchronized: clockSynchronized())

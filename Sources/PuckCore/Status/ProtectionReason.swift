@@ -1,7 +1,7 @@
 /// One reason the dock is not protected. `status --json` carries each as an object with a
 /// stable `code` and the case's parameters (`{"code": "reader-fault", "state": "fault",
 /// "detail": "…"}`); `text` is the line a person reads. Codes are never renamed or reused:
-/// scripts match on them (docs/DESIGN.md §8a).
+/// scripts match on them (docs/DESIGN.md R3).
 public enum ProtectionReason: Hashable, Sendable {
   /// State files cannot be read at all and are held (D4). Code `state-files-unreadable`.
   case stateFilesUnreadable(files: [StatusSnapshot.UnreadableFile])

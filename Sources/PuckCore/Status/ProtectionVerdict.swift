@@ -1,6 +1,6 @@
 /// Whether the dock is protected: an enabled alarm will ring and only the paired tag ends it.
 /// A pure function of a `StatusSnapshot`; the daemon, the LED and `puckctl` all read this one
-/// answer (docs/DESIGN.md §8a).
+/// answer (docs/DESIGN.md R1).
 public struct ProtectionVerdict: Hashable, Sendable {
   /// Every reason against, most urgent first; empty when protected.
   public var reasons: [ProtectionReason]

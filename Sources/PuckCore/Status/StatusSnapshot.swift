@@ -1,5 +1,5 @@
 /// What the daemon knows that bears on the verdict, gathered at one moment. `ProtectionVerdict`
-/// reads nothing else, so the verdict is a pure function of this value (docs/DESIGN.md §8a).
+/// reads nothing else, so the verdict is a pure function of this value (docs/DESIGN.md R1).
 public struct StatusSnapshot: Hashable, Sendable {
   /// A state file held because it cannot be read at all (docs/DESIGN.md D4).
   public struct UnreadableFile: Hashable, Sendable, Codable {
