@@ -25,7 +25,7 @@ struct StatusText {
       lines.append("PROTECTED")
     } else {
       lines.append("NOT PROTECTED")
-      for reason in reasonLines(status) { lines.append("  - \(reason)") }
+      for reason in status.reasonLines { lines.append("  - \(reason)") }
     }
     for view in status.guards {
       if view.ringing {
@@ -63,16 +63,6 @@ struct StatusText {
       lines.append("          (clear these with: puckctl acknowledge)")
     }
     return lines.joined(separator: "\n")
-  }
-
-  /// The reasons against, rendered from their codes. A puckd from before the codes sends only
-  /// the text, and a code this build does not know keeps the daemon's own line for it.
-  func reasonLines(_ status: DockStatus) -> [String] {
-    guard let codes = status.reasonCodes, codes.count == status.reasons.count else { return status.reasons }
-    return zip(codes, status.reasons).map { reason, sent in
-      if case .unrecognized = reason { return sent }
-      return reason.text
-    }
   }
 }
 

@@ -65,4 +65,17 @@ import Testing
     #expect(reply.status?.reasonCodes == nil)
     #expect(reply.status?.reasons == old.reasons)
   }
+
+  @Test func linesComeFromTheCodesAndFallBackToTheDaemonsText() {
+    var fromCodes = status
+    fromCodes.reasons = ["old wording", "older wording"]
+    #expect(fromCodes.reasonLines == ["reader: gone", "no tag paired — run: sudo puckctl pair"])
+    var newer = status
+    newer.reasonCodes = [.unrecognized(code: "remote-reader-lost"), .noTagPaired]
+    newer.reasons = ["remote reader lost", "no tag paired — run: sudo puckctl pair"]
+    #expect(newer.reasonLines == newer.reasons)
+    var old = status
+    old.reasonCodes = nil
+    #expect(old.reasonLines == status.reasons)
+  }
 }
