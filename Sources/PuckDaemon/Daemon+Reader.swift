@@ -8,7 +8,7 @@ extension Daemon {
   func startReader(replacing previous: NFCTagReader? = nil) {
     guard !options.simulate else {
       readerHealth = DeviceHealth(
-        name: "reader", state: .simulated, detail: "no reader; scans come from 'puckctl scan UID'")
+        .reader, state: .simulated, detail: "no reader; scans come from 'puckctl scan UID'")
       return
     }
     let connstring: String?
@@ -22,7 +22,7 @@ extension Daemon {
     let nfc = NFCTagReader(configuration: .init(connstring: connstring)) { event in
       inbox.post(.reader(event, generation: generation))
     }
-    readerHealth = DeviceHealth(name: "reader", state: .fault, detail: "opening \(config.reader.device)…")
+    readerHealth = DeviceHealth(.reader, state: .fault, detail: "opening \(config.reader.device)…")
     reader = nfc
     nfc.start(after: previous)
   }

@@ -54,6 +54,7 @@ extension Daemon {
     if held >= .member { retryStateFiles() }
     switch command {
     case .status:
+      refreshReaderProgress()
       client.send(ControlReply(ok: true, status: dockStatus()))
     case .alarmList:
       client.send(ControlReply(ok: true, alarms: alarmViews()))
@@ -368,6 +369,7 @@ extension Daemon {
       current.client.send(.failure(ControlFailure(.failed, "rehearsal interrupted")))
       return
     }
+    refreshReaderProgress()
     let devices = deviceHealth()
     let lines = devices.map {
       "\($0.name): \($0.state.rawValue)\($0.detail.isEmpty ? "" : " — \($0.detail)")"

@@ -180,23 +180,4 @@ extension Daemon {
     if recorded { saveRecord() }
     armStateRetry()
   }
-
-  /// The status reasons and problem lines for held files and unrecorded history.
-  func stateFileReasonsAndProblems() -> (reasons: [String], problems: [String]) {
-    var reasons: [String] = []
-    var problems = unreadableFiles.problems
-    if !unreadableFiles.isEmpty {
-      reasons.append(
-        "state file(s) cannot be read: \(unreadableFiles.names.joined(separator: ", ")) — "
-          + "not written over until they can be read again (see Problem lines)")
-    }
-    if !machine.pendingHistory.isEmpty, let historyFailure {
-      let count = machine.pendingHistory.count
-      reasons.append("\(count) closed wake-up(s) not yet recorded in history (see Problem lines)")
-      problems.append(
-        "history.jsonl cannot be appended to (\(historyFailure)); \(count) entr\(count == 1 ? "y waits" : "ies wait") "
-          + "in \(EnforcementRecord.fileName) and will be recorded when it can (retried)")
-    }
-    return (reasons, problems)
-  }
 }

@@ -4,11 +4,17 @@ import PuckCore
 import PuckStorage
 
 extension Daemon {
-  /// Every device as status and `puckctl test` show it.
+  /// Every device as status and `puckctl test` show it, as last reported. A query: it changes
+  /// nothing (a stuck reader is found by `refreshReaderProgress`).
   func deviceHealth() -> [DeviceHealth] {
-    // A reader thread stuck inside libnfc shows up here too, not only on the watchdog tick.
+    [readerHealth, audioHealth, buzzer.health, button.health, led.health]
+  }
+
+  /// Asks the reader whether its thread is stuck inside libnfc and takes the answer at once, so
+  /// a status or test reply about to be built already shows the stall; the watchdog tick asks
+  /// too. The reader also posts the stall as a health event, which then changes nothing.
+  func refreshReaderProgress() {
     if let stalled = reader?.checkProgress() { readerHealth = stalled }
-    return [readerHealth, audioHealth, buzzer.health, button.health, led.health]
   }
 
   /// Whether the kernel's clock discipline says the time is synchronised (NTP), from adjtimex.
@@ -28,55 +34,36 @@ extension Daemon {
     }
   }
 
-  /// Everything `puckctl status` shows, with the verdict and every reason against it.
+  /// What the verdict is computed from, as the daemon knows it now.
+  func statusSnapshot(devices: [DeviceHealth], next: (alarm: Alarm, at: Instant)?, synchronized: Bool?)
+    -> StatusSnapshot
+  {
+    // History failure without waiting entries is over: only both together are a reason (D5).
+    let unrecorded = historyFailure.flatMap { failure in
+      machine.pendingHistory.isEmpty
+        ? nil : StatusSnapshot.UnrecordedHistory(count: machine.pendingHistory.count, error: failure)
+    }
+    return StatusSnapshot(
+      simulated: options.simulate, devices: devices, pairedTag: pairedTag?.masked,
+      pairingProblem: pairingProblem, hasEnabledAlarm: book.alarms.contains(where: \.enabled),
+      nextAlarm: next.map { StatusSnapshot.NextAlarm(id: $0.alarm.id, requiresPuck: $0.alarm.requiresPuck) },
+      clockSynchronized: synchronized, unreadableFiles: unreadableFiles.files, unrecordedHistory: unrecorded,
+      stateProblems: stateProblems, configProblem: configProblem, soundProblem: soundProblem)
+  }
+
+  /// Everything `puckctl status` shows, with the verdict and every reason against it
+  /// (`ProtectionVerdict`, in the core; docs/DESIGN.md R1).
   func dockStatus() -> DockStatus {
-    let devices = deviceHealth()
-    // A state file that cannot be read or a wake-up missing from history comes first.
-    let stateFiles = stateFileReasonsAndProblems()
-    var reasons = stateFiles.reasons
-    if options.simulate {
-      reasons.append(
-        "SIMULATED dock: there is no reader, scans come from 'puckctl scan' — nothing enforces the wake-up")
-    } else if let reader = devices.first(where: { $0.name == "reader" }), reader.state != .ok {
-      reasons.append("reader: \(reader.detail)")
-    }
-    if let problem = pairingProblem {
-      reasons.append(problem)
-    } else if pairedTag == nil {
-      reasons.append("no tag paired — run: sudo puckctl pair")
-    }
-    let audioOK = audioHealth.state == .ok
-    let buzzerOK = devices.contains { $0.name == "buzzer" && $0.state == .ok }
-    if !audioOK && !buzzerOK {
-      reasons.append(
-        "nothing can ring: audio has a fault (\(audioHealth.detail)) and there is no working buzzer")
-    }
     let next = nextAlarm()
-    if !book.alarms.contains(where: \.enabled) {
-      reasons.append("no enabled alarm — add one: puckctl alarm add 06:30 --days weekdays")
-    } else if next == nil {
-      reasons.append("no alarm will ring again (one-shots in the past?)")
-    }
-    if let alarm = next?.alarm, !alarm.requiresPuck {
-      reasons.append("the next alarm (\(alarm.id)) does not require the puck (--no-puck)")
-    }
-    let synchronized = clockSynchronized()
-    if synchronized == false {
-      reasons.append("the system clock is not synchronised (no NTP yet?); alarms follow the clock as it is")
-    }
-    var problems = stateProblems + stateFiles.problems
-    if let configProblem { problems.append(configProblem) }
-    if let soundProblem { problems.append(soundProblem) }
-    if !problems.isEmpty {
-      reasons.append("a state or config file needs attention (see Problem lines)")
-    }
+    let snapshot = statusSnapshot(devices: deviceHealth(), next: next, synchronized: clockSynchronized())
+    let verdict = ProtectionVerdict(snapshot)
     return DockStatus(
-      protected: reasons.isEmpty, reasons: reasons, simulated: options.simulate,
+      protected: verdict.protected, reasons: verdict.reasons.map(\.text), simulated: options.simulate,
       nextAlarm: next.map { $0.alarm.displayName }, nextAlarmAt: next?.at,
-      guards: machine.guards.map(GuardView.init), pairedTag: pairedTag?.masked, devices: devices,
-      clockSynchronized: synchronized, problems: problems,
+      guards: machine.guards.map(GuardView.init), pairedTag: snapshot.pairedTag, devices: snapshot.devices,
+      clockSynchronized: snapshot.clockSynchronized, problems: snapshot.problems,
       missed: record.unacknowledgedMissed.map { "\($0.displayName) due \(describe($0.scheduledAt))" },
-      zone: zoneName, missedTotal: record.unacknowledgedMissedCount)
+      zone: zoneName, missedTotal: record.unacknowledgedMissedCount, reasonCodes: verdict.reasons)
   }
 
   /// The one line `systemctl status` shows: "RINGING 06:30 alarm, retry 2 (bypass 2)" or
@@ -97,6 +84,7 @@ extension Daemon {
 
   /// Tells systemd the status line when it changed.
   func updateStatus() {
+    refreshReaderProgress()
     showLED(protected: dockStatus().protected)
     let line = statusLine()
     guard line != lastStatusLine else { return }

@@ -106,7 +106,7 @@ public final class Daemon {
   var reader: NFCTagReader?
   /// Counts the readers made, so events of a replaced one are told apart.
   var readerGeneration = 0
-  var readerHealth = DeviceHealth(name: "reader", state: .absent, detail: "not started")
+  var readerHealth = DeviceHealth(.reader, state: .absent, detail: "not started")
   /// Before each alarm the reader and the audio device are checked (CLOCK_REALTIME).
   let preAlarmTimer: Timer
 
@@ -119,7 +119,7 @@ public final class Daemon {
   var audio: ALSARinger
   /// Counts the ringers made, so events of a replaced one are told apart.
   var audioGeneration = 0
-  var audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "idle")
+  var audioHealth = DeviceHealth(.audio, state: .ok, detail: "idle")
   /// What is ringing now and why: a wake guard, or a `puckctl test` rehearsal.
   var ringing: RingIdentity?
   var pairing: PairingSession?
@@ -275,10 +275,10 @@ public final class Daemon {
     case .audioCheck(let device, let error):
       guard ringing == nil, rehearsal == nil, device == config.audio.device else { return }
       if let error {
-        audioHealth = DeviceHealth(name: "audio", state: .fault, detail: "cannot open \(device): \(error)")
+        audioHealth = DeviceHealth(.audio, state: .fault, detail: "cannot open \(device): \(error)")
         Log.error("audio: the device \(device) does not open: \(error) — an alarm would have no sound")
       } else {
-        audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "\(device) opens")
+        audioHealth = DeviceHealth(.audio, state: .ok, detail: "\(device) opens")
       }
       updateStatus()
     case .reader(let event, let generation):
@@ -304,10 +304,10 @@ public final class Daemon {
     switch event {
     case .playing(let device, let rate, let channels):
       audioHealth = DeviceHealth(
-        name: "audio", state: .ok, detail: "playing on \(device) (\(rate) Hz, \(channels) ch)")
+        .audio, state: .ok, detail: "playing on \(device) (\(rate) Hz, \(channels) ch)")
       Log.info("audio: playing on \(device)")
     case .fault(let fault):
-      audioHealth = DeviceHealth(name: "audio", state: .fault, detail: fault.description)
+      audioHealth = DeviceHealth(.audio, state: .fault, detail: fault.description)
       logAudioFault(fault)
     case .stopped, .finished:
       if audioHealth.state == .ok {
@@ -363,7 +363,7 @@ public final class Daemon {
     if audio.device.name != config.audio.device {
       replaceRinger()
     } else if ringing == nil && rehearsal == nil {
-      audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "idle on \(config.audio.device)")
+      audioHealth = DeviceHealth(.audio, state: .ok, detail: "idle on \(config.audio.device)")
     }
   }
 
@@ -382,13 +382,13 @@ public final class Daemon {
       inbox.post(.audio(event, generation: generation))
     }
     guard playing else {
-      audioHealth = DeviceHealth(name: "audio", state: .ok, detail: "idle on \(config.audio.device)")
+      audioHealth = DeviceHealth(.audio, state: .ok, detail: "idle on \(config.audio.device)")
       return
     }
     Log.notice(
       "audio: the device changed from \(before) to \(config.audio.device) mid-ring; the ring moves to it")
     audioHealth = DeviceHealth(
-      name: "audio", state: .ok, detail: "starting on \(config.audio.device) (moved from \(before))")
+      .audio, state: .ok, detail: "starting on \(config.audio.device) (moved from \(before))")
     audio.start(sound: sound, startVolume: 1, ramp: .zero)
   }
 

@@ -1,3 +1,4 @@
+import PuckCore
 import PuckStorage
 
 /// The state files puckd could not read at all (an I/O error such as `EIO`, `EISDIR` or
@@ -36,13 +37,8 @@ struct UnreadableStateFiles {
     errors[name].map { .notWrittenOver(file: name, readError: $0) }
   }
 
-  /// The held files' names, sorted.
-  var names: [String] { errors.keys.sorted() }
-
-  /// One status problem line per held file.
-  var problems: [String] {
-    errors.sorted { $0.key < $1.key }.map { name, error in
-      "\(name) cannot be read (\(error)); it is not written over until it can be read again (retried)"
-    }
+  /// The held files with their errors, sorted by name, as status reports them.
+  var files: [StatusSnapshot.UnreadableFile] {
+    errors.sorted { $0.key < $1.key }.map { StatusSnapshot.UnreadableFile(file: $0.key, error: $0.value) }
   }
 }

@@ -25,7 +25,7 @@ struct StatusText {
       lines.append("PROTECTED")
     } else {
       lines.append("NOT PROTECTED")
-      for reason in status.reasons { lines.append("  - \(reason)") }
+      for reason in status.reasonLines { lines.append("  - \(reason)") }
     }
     for view in status.guards {
       if view.ringing {
@@ -64,7 +64,6 @@ struct StatusText {
     }
     return lines.joined(separator: "\n")
   }
-
 }
 
 extension String {

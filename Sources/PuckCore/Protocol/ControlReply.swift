@@ -76,7 +76,7 @@ public struct DeviceHealth: Hashable, Sendable, Codable {
     case simulated
   }
 
-  /// `reader`, `audio`, `buzzer`, `button`, `led`.
+  /// `reader`, `audio`, `buzzer`, `button`, `led`: a `DockDevice`'s raw value (see `device`).
   public var name: String
   public var state: State
   /// What it is or what went wrong ("PN532 v1.6 on pn532_uart:/dev/serial0", "cannot open 'default': No such device").
@@ -112,8 +112,11 @@ public struct GuardView: Hashable, Sendable, Codable {
 public struct DockStatus: Hashable, Sendable, Codable {
   /// True when an enabled alarm will ring and can only be ended with the paired tag.
   public var protected: Bool
-  /// Why not, one line each.
+  /// Why not, one line each (`ProtectionReason.text`), for readers from before the codes.
   public var reasons: [String]
+  /// Why not, as data: the same reasons in the same order, each with its stable `code` and its
+  /// parameters. Nil from a puckd that sent only `reasons`.
+  public var reasonCodes: [ProtectionReason]?
   public var simulated: Bool
   /// The next alarm: its name and instant.
   public var nextAlarm: String?
@@ -137,10 +140,12 @@ public struct DockStatus: Hashable, Sendable, Codable {
   public init(
     protected: Bool, reasons: [String], simulated: Bool, nextAlarm: String?, nextAlarmAt: Instant?,
     guards: [GuardView], pairedTag: String?, devices: [DeviceHealth], clockSynchronized: Bool?,
-    problems: [String], missed: [String], zone: String, missedTotal: Int? = nil
+    problems: [String], missed: [String], zone: String, missedTotal: Int? = nil,
+    reasonCodes: [ProtectionReason]? = nil
   ) {
     self.protected = protected
     self.reasons = reasons
+    self.reasonCodes = reasonCodes
     self.simulated = simulated
     self.nextAlarm = nextAlarm
     self.nextAlarmAt = nextAlarmAt

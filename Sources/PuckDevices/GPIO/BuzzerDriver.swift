@@ -103,16 +103,16 @@ public final class BuzzerDriver: Sendable {
   public var health: DeviceHealth {
     line.read { [settings] state in
       guard let output = state.output, let settings else {
-        return DeviceHealth(name: "buzzer", state: .absent, detail: "not configured (no [buzzer] section)")
+        return DeviceHealth(.buzzer, state: .absent, detail: "not configured (no [buzzer] section)")
       }
       if let fault = output.fault ?? state.threadFault {
-        return DeviceHealth(name: "buzzer", state: .fault, detail: fault.description)
+        return DeviceHealth(.buzzer, state: .fault, detail: fault.description)
       }
       let doing =
         state.shutDown
         ? "released"
         : state.mode ? "ringing (\(settings.on.configText) on, \(settings.off.configText) off)" : "off"
-      return DeviceHealth(name: "buzzer", state: .ok, detail: "\(output.location): \(doing)")
+      return DeviceHealth(.buzzer, state: .ok, detail: "\(output.location): \(doing)")
     }
   }
 }

@@ -63,8 +63,8 @@ public final class DockButton: Sendable {
     self.onEvent = onEvent
     let health =
       settings == nil
-      ? DeviceHealth(name: "button", state: .absent, detail: "not configured (no [button] section)")
-      : DeviceHealth(name: "button", state: .ok, detail: "not started")
+      ? DeviceHealth(.button, state: .absent, detail: "not configured (no [button] section)")
+      : DeviceHealth(.button, state: .ok, detail: "not started")
     state = Mutex(State(health: health))
   }
 
@@ -118,13 +118,13 @@ public final class DockButton: Sendable {
     state.withLock { state in
       switch status {
       case .listening(let location):
-        state.health = DeviceHealth(name: "button", state: .ok, detail: "\(location): waiting for presses")
+        state.health = DeviceHealth(.button, state: .ok, detail: "\(location): waiting for presses")
       case .fault(let error):
         state.health = DeviceHealth(
-          name: "button", state: .fault,
+          .button, state: .fault,
           detail: "\(error.description); retrying every \(timing.reopenDelay.configText)")
       case .stopped:
-        state.health = DeviceHealth(name: "button", state: .ok, detail: "stopped")
+        state.health = DeviceHealth(.button, state: .ok, detail: "stopped")
       }
     }
   }

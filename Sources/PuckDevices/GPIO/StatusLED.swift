@@ -99,12 +99,12 @@ public final class StatusLED: Sendable {
   public var health: DeviceHealth {
     line.read { state in
       guard let output = state.output else {
-        return DeviceHealth(name: "led", state: .absent, detail: "not configured (no [led] section)")
+        return DeviceHealth(.led, state: .absent, detail: "not configured (no [led] section)")
       }
       if let fault = output.fault ?? state.threadFault {
-        return DeviceHealth(name: "led", state: .fault, detail: fault.description)
+        return DeviceHealth(.led, state: .fault, detail: fault.description)
       }
-      return DeviceHealth(name: "led", state: .ok, detail: "\(output.location): \(state.mode)")
+      return DeviceHealth(.led, state: .ok, detail: "\(output.location): \(state.mode)")
     }
   }
 }

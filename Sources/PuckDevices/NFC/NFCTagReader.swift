@@ -99,7 +99,7 @@ public final class NFCTagReader: TagReader {
       control.finish()
       control.report(
         DeviceHealth(
-          name: "reader", state: .fault,
+          .reader, state: .fault,
           detail: "cannot start the reader's thread: pthread_create error \(status)"),
         force: true)
     }

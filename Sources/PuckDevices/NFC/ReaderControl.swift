@@ -24,7 +24,7 @@ final class ReaderControl: Sendable {
     var heartbeat = ContinuousClock.now
     /// The libnfc call in progress, for the watchdog's report.
     var currentCall: String?
-    var health = DeviceHealth(name: "reader", state: .fault, detail: "the reader has not been opened yet")
+    var health = DeviceHealth(.reader, state: .fault, detail: "the reader has not been opened yet")
     var stallReported = false
   }
 
@@ -105,7 +105,7 @@ final class ReaderControl: Sendable {
       guard silence > limit else { return (nil, false) }
       let location = state.currentCall.map { "inside \($0)" } ?? "in its poll loop"
       let health = DeviceHealth(
-        name: "reader", state: .fault,
+        .reader, state: .fault,
         detail: "the reader's thread has been stuck \(location) for \(silence.components.seconds) s on "
           + "\(connstring ?? "libnfc's default device"): libnfc is waiting on a reader that stopped "
           + "answering — check its power and wiring; restarting puckd frees it")

@@ -75,14 +75,14 @@ struct ReaderPollLoop {
         "cannot open \(connstring ?? "libnfc's default device"): "
         + ReaderTroubleshooting.openFailure(connstring)
       control.report(
-        DeviceHealth(name: "reader", state: .fault, detail: detail), force: requests.healthRequested)
+        DeviceHealth(.reader, state: .fault, detail: detail), force: requests.healthRequested)
     }
   }
 
   private static func okHealth(_ device: NFCDevice) -> DeviceHealth {
     let chip = device.chip ?? "reader"
     let name = device.name.isEmpty || device.name == device.connstring ? "" : " (\(device.name))"
-    return DeviceHealth(name: "reader", state: .ok, detail: "\(chip)\(name) on \(device.connstring)")
+    return DeviceHealth(.reader, state: .ok, detail: "\(chip)\(name) on \(device.connstring)")
   }
 
   // MARK: - Polling
@@ -180,7 +180,7 @@ struct ReaderPollLoop {
     nextOpen = .now + backoff.delay()
     control.report(
       DeviceHealth(
-        name: "reader", state: .fault,
+        .reader, state: .fault,
         detail: "the reader on \(connstring) stopped answering (\(error)): "
           + ReaderTroubleshooting.lostReader(connstring)),
       force: false)
