@@ -83,8 +83,8 @@ let package = Package(
     .executableTarget(name: "puckctl", dependencies: ["PuckCore", "PuckSystem", "PuckStorage"]),
 
     // Test tooling: a PN532 on a pseudo-terminal, answering libnfc's pn532_uart driver.
-    .target(name: "PN532Emulator"),
-    .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator"]),
+    .target(name: "PN532Emulator", dependencies: ["PuckSystem"]),
+    .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator", "PuckSystem"]),
     // Test tooling: recording and scripted GPIO lines (there is no GPIO chip to test against here).
     .target(name: "GPIODoubles", dependencies: ["PuckDevices"]),
 

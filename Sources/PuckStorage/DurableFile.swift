@@ -138,8 +138,11 @@ public enum DurableFile {
 
   /// The names in a directory, without `.` and `..`.
   static func listDirectory(_ path: String) throws(FileSystemError) -> [String] {
-    guard let stream = opendir(path) else {
-      throw FileSystemError(operation: "list", path: path, code: errno)
+    let stream: OpaquePointer
+    do throws(SystemError) {
+      stream = try systemCall("list", returningPointer: { opendir(path) })
+    } catch {
+      throw FileSystemError(operation: "list", path: path, code: error.code)
     }
     defer { closedir(stream) }
     var names: [String] = []

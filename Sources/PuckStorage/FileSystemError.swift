@@ -21,9 +21,7 @@ public struct FileSystemError: Error, Hashable, Sendable, CustomStringConvertibl
   }
 
   /// The C library's text for `code` (`No such file or directory`).
-  public var systemMessage: String {
-    String(cString: strerror(code))
-  }
+  public var systemMessage: String { SystemError(operation, code: code).systemMessage }
 
   /// `could not open /var/lib/puckalarm/alarms.json: Permission denied (errno 13)`.
   public var description: String {

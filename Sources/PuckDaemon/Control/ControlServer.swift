@@ -471,16 +471,22 @@ final class ControlServer {
   private static func supplementaryGroups(of fd: Int32) -> [UInt32] {
     let entrySize = MemoryLayout<UInt32>.size
     var groups = [UInt32](repeating: 0, count: 64)
+    var failure = SystemError("getsockopt(SO_PEERGROUPS)", code: EIO)
     for _ in 0..<3 {
       var length = socklen_t(groups.count * entrySize)
-      if getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, &groups, &length) == 0 {
+      do throws(SystemError) {
+        try systemCall("getsockopt(SO_PEERGROUPS)") {
+          getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, &groups, &length)
+        }
         return Array(groups.prefix(Int(length) / entrySize))
+      } catch {
+        failure = error
       }
       let needed = Int(length) / entrySize
-      guard errno == ERANGE, needed > groups.count, needed <= 65536 else { break }
+      guard failure.code == ERANGE, needed > groups.count, needed <= 65536 else { break }
       groups = [UInt32](repeating: 0, count: needed)
     }
-    Log.warning("control socket: \(SystemError("getsockopt(SO_PEERGROUPS)")); the peer's groups are ignored")
+    Log.warning("control socket: \(failure); the peer's groups are ignored")
     return []
   }
 }
