@@ -12,16 +12,24 @@ public final class Wakeup: Sendable {
   /// The descriptor to watch for readability; -1 if none could be made (see `init()`).
   public let fd: Int32
 
+  private init(fd: Int32) {
+    self.fd = fd
+  }
+
   /// Makes the eventfd, or throws the `eventfd` failure.
-  public init() throws(SystemError) {
-    fd = try systemCall("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
+  public convenience init() throws(SystemError) {
+    self.init(fd: try Self.makeDescriptor())
   }
 
   /// Makes the eventfd; should the process be out of descriptors, `fd` stays -1: `poll`
   /// ignores a negative descriptor, so `wait` still sleeps its timeout and only the early
   /// wake-up is lost. For sleepers that must not fail to start.
-  public init(orInert: Void) {
-    fd = (try? systemCall("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }) ?? -1
+  public static func bestEffort() -> Wakeup {
+    Wakeup(fd: (try? makeDescriptor()) ?? -1)
+  }
+
+  private static func makeDescriptor() throws(SystemError) -> Int32 {
+    try systemCall("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
   }
 
   deinit {

@@ -11,7 +11,7 @@ import Synchronization
 final class ReaderControl: Sendable {
   private let state: Mutex<State>
   // Inert rather than throwing when out of descriptors: the sleep still ends on its timeout.
-  private let wake = Wakeup(orInert: ())
+  private let wake = Wakeup.bestEffort()
   private let onEvent: @Sendable (TagReaderEvent) -> Void
 
   struct State: Sendable {

@@ -103,3 +103,12 @@ struct UnixSocketAddressTests {
     #expect(UnixSocketAddress("") == nil)
   }
 }
+
+struct BestEffortWakeupTests {
+  @Test func bestEffortWakeupWorksWhenDescriptorsAreAvailable() {
+    let wakeup = Wakeup.bestEffort()
+    #expect(wakeup.fd >= 0)
+    wakeup.signal()
+    #expect(wakeup.wait(.seconds(5)))
+  }
+}
