@@ -44,6 +44,19 @@ extension Duration {
     self = .seconds(Int64(time.tv_sec)) + .nanoseconds(Int64(time.tv_nsec))
   }
 
+  /// The duration in whole nanoseconds, signed, saturating at `Int64`'s bounds: for arithmetic
+  /// on monotonic instants and beat patterns, not for waits. Exact for every duration built from
+  /// whole nanoseconds (all clock readings and config values); a sub-nanosecond part truncates
+  /// toward zero, so that `(a - b)` and `-(b - a)` agree, which rounding up would break.
+  public var nanoseconds: Int64 {
+    let (seconds, attoseconds) = components
+    let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+    if overflow { return seconds < 0 ? .min : .max }
+    let (total, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+    if sumOverflow { return seconds < 0 ? .min : .max }
+    return total
+  }
+
   /// Whole nanoseconds, rounded up; zero when negative (the rule in `SystemClock`).
   public var roundedUpNanoseconds: Int64 { roundedUp(attosecondsPerUnit: 1_000_000_000) }
 

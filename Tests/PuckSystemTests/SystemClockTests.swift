@@ -36,6 +36,15 @@ struct SystemClockTests {
     #expect(Duration.seconds(Int64.max).roundedUpNanoseconds == Int64.max)
   }
 
+  @Test func signedNanosecondsTruncateSymmetricallyAndSaturate() {
+    let tiny = Duration(secondsComponent: 0, attosecondsComponent: 1_500_000_000)
+    #expect(tiny.nanoseconds == 1)
+    #expect((.zero - tiny).nanoseconds == -1)
+    #expect(Duration.milliseconds(-2).nanoseconds == -2_000_000)
+    #expect(Duration.seconds(Int64.max).nanoseconds == .max)
+    #expect(Duration.seconds(Int64.min).nanoseconds == .min)
+  }
+
   @Test func clocksMoveForward() {
     for clock in [SystemClock.wall, .monotonic, .boot] {
       let first = clock.now()

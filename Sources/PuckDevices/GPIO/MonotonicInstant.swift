@@ -61,15 +61,3 @@ public struct SystemMonotonicClock: MonotonicClock {
   /// Reads `CLOCK_MONOTONIC`.
   public func now() -> MonotonicInstant { .now() }
 }
-
-extension Duration {
-  /// The duration in whole nanoseconds, saturating at `Int64`'s bounds.
-  public var nanoseconds: Int64 {
-    let (seconds, attoseconds) = components
-    let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-    if overflow { return seconds < 0 ? .min : .max }
-    let (total, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-    if sumOverflow { return seconds < 0 ? .min : .max }
-    return total
-  }
-}
