@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 // PuckAlarm for Linux: an alarm clock that only lets go when you scan your paired NFC tag.
 //
-// Dependencies point one way: executables → PuckDaemon / PuckDevices / PuckStorage → PuckCore.
-// PuckCore is plain Swift (no C imports, no I/O). Only PuckDevices imports the C libraries.
+// Dependencies point one way: executables → PuckDaemon / PuckDevices / PuckStorage → PuckCore
+// and PuckSystem. PuckCore is plain Swift (no C imports, no I/O). PuckSystem is the only layer
+// over Glibc for system calls, clocks and the loop. Only PuckDevices imports the C libraries.
 import PackageDescription
 
 #if canImport(Foundation)
@@ -60,26 +61,34 @@ let package = Package(
     // Linux interfaces the Glibc module lacks (epoll, timerfd, signalfd, eventfd, inotify).
     .systemLibrary(name: "CLinux"),
 
+    // The one system layer: SystemError and the EINTR-retrying call funnel, write-all, Unix
+    // socket addresses, clocks and their conversions, the wake eventfd, backoff, and the loop
+    // machinery (EventLoop, Timer, SignalSource, DirectoryWatch, SystemdNotifier). Glibc and
+    // CLinux only: it knows nothing of alarms, so PuckCore stays free of C and PuckSystem free
+    // of the domain (Instant conversions are extensions in PuckStorage and PuckDaemon).
+    .target(name: "PuckSystem", dependencies: ["CLinux"]),
     // Schedule, time-zone rules, wake guard, codecs, config, protocol. No C, no I/O.
     .target(name: "PuckCore"),
     // Files on disk: atomic durable writes, the state directory, the pairing file, zoneinfo.
-    .target(name: "PuckStorage", dependencies: ["PuckCore"]),
+    .target(name: "PuckStorage", dependencies: ["PuckCore", "PuckSystem"]),
     // The only importers of the C libraries: libnfc reader, ALSA player, libgpiod lines.
     .target(
-      name: "PuckDevices", dependencies: ["PuckCore", "CNFC", "CGPIOD", "CALSA"],
+      name: "PuckDevices", dependencies: ["PuckCore", "PuckSystem", "CNFC", "CGPIOD", "CALSA"],
       swiftSettings: gpiodSettings),
     // Event loop, timers, control socket, systemd notify; performs the core's effects.
-    .target(name: "PuckDaemon", dependencies: ["PuckCore", "PuckStorage", "PuckDevices", "CLinux"]),
+    .target(
+      name: "PuckDaemon", dependencies: ["PuckCore", "PuckSystem", "PuckStorage", "PuckDevices", "CLinux"]),
 
     .executableTarget(name: "puckd", dependencies: ["PuckDaemon"]),
-    .executableTarget(name: "puckctl", dependencies: ["PuckCore", "PuckStorage"]),
+    .executableTarget(name: "puckctl", dependencies: ["PuckCore", "PuckSystem", "PuckStorage"]),
 
     // Test tooling: a PN532 on a pseudo-terminal, answering libnfc's pn532_uart driver.
-    .target(name: "PN532Emulator"),
-    .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator"]),
+    .target(name: "PN532Emulator", dependencies: ["PuckSystem"]),
+    .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator", "PuckSystem"]),
     // Test tooling: recording and scripted GPIO lines (there is no GPIO chip to test against here).
     .target(name: "GPIODoubles", dependencies: ["PuckDevices"]),
 
+    .testTarget(name: "PuckSystemTests", dependencies: ["PuckSystem"]),
     .testTarget(name: "PuckCoreTests", dependencies: ["PuckCore"]),
     .testTarget(name: "PuckStorageTests", dependencies: ["PuckStorage", "PuckCore"]),
     .testTarget(

@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 import Synchronization
 
 /// A PN532 on a pseudo-terminal, speaking the HSU frames libnfc's `pn532_uart` driver sends,
@@ -282,8 +283,7 @@ public final class PN532Emulator: Sendable {
         }
         for byte in output {
           writeAll([byte], to: current.master)
-          let (seconds, attoseconds) = byteDelay.components
-          var interval = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+          var interval = byteDelay.waitTimespec
           nanosleep(&interval, nil)
         }
       }
@@ -340,8 +340,6 @@ public final class PN532Emulator: Sendable {
   }
 
   private static func monotonicNow() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    SystemClock.monotonic.now().roundedUpNanoseconds
   }
 }

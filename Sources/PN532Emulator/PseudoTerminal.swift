@@ -1,23 +1,9 @@
 import Glibc
+import PuckSystem
 
-/// A failed system call in the emulator: its name and `errno`.
-public struct PN532EmulatorError: Error, Hashable, Sendable, CustomStringConvertible {
-  /// The C function that failed, e.g. `posix_openpt`.
-  public let call: String
-  /// The `errno` it left.
-  public let code: Int32
-
-  /// Records `errno` (or `code`) for `call`.
-  public init(_ call: String, code: Int32 = errno) {
-    self.call = call
-    self.code = code
-  }
-
-  /// `symlink: Permission denied`.
-  public var description: String {
-    "\(call): \(String(cString: strerror(code)))"
-  }
-}
+/// A failed system call in the emulator: PuckSystem's `SystemError` under the name the
+/// emulator's API and tests use.
+public typealias PN532EmulatorError = SystemError
 
 /// A pseudo-terminal pair in raw mode: the emulator talks on the master side, libnfc opens
 /// the slave path as if it were a serial port.

@@ -2,6 +2,7 @@ import Glibc
 import PuckCore
 import PuckDevices
 import PuckStorage
+import PuckSystem
 
 extension Daemon {
   /// The current wall-clock time, in whole seconds.
@@ -140,9 +141,7 @@ extension Daemon {
 
   /// Seconds of CLOCK_BOOTTIME.
   static func bootSeconds() -> Int64 {
-    var time = timespec()
-    clock_gettime(CLOCK_BOOTTIME, &time)
-    return Int64(time.tv_sec)
+    SystemClock.boot.now().components.seconds
   }
 
   /// Rings every alarm occurrence that fell due up to now (the newest of each alarm, within

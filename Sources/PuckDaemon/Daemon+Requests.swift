@@ -2,6 +2,7 @@ import Glibc
 import PuckCore
 import PuckDevices
 import PuckStorage
+import PuckSystem
 
 /// A `puckctl pair` in progress: waits for a tag, then the same tag again.
 struct PairingSession {

@@ -4,6 +4,7 @@ import Glibc
 import PuckCore
 import PuckDevices
 import PuckStorage
+import PuckSystem
 
 /// A message from another thread (audio, reader) to the loop.
 enum LoopMessage: Sendable {
@@ -41,7 +42,7 @@ public struct GPIOOpeners: Sendable {
 
 /// Stops a running daemon from another thread, as SIGTERM would.
 public struct DaemonStopper: Sendable {
-  let inbox: LoopInbox
+  let inbox: LoopInbox<LoopMessage>
 
   /// Asks the daemon to shut down cleanly; `run()` then returns.
   public func stop() {
@@ -56,7 +57,7 @@ public final class Daemon {
   /// Whether `--simulate` was given: then the reader's config is not used, at start-up or on
   /// reload.
   let simulateFlag: Bool
-  let loop: EventLoop
+  let loop: EventLoop<LoopMessage>
   let zones: ZoneInfoDirectory
   let notifier: SystemdNotifier
 
@@ -100,7 +101,7 @@ public final class Daemon {
   let watchdogTimer: Timer
   let signals: SignalSource
   var server: ControlServer?
-  var localtimeWatch: Int32 = -1
+  var localtimeWatch: DirectoryWatch?
 
   /// The libnfc reader; nil when simulated.
   var reader: NFCTagReader?
@@ -494,41 +495,20 @@ public final class Daemon {
     var path = ""
     for component in directory.split(separator: "/") {
       path += "/" + component
-      if mkdir(path, 0o755) != 0 && errno != EEXIST { throw SystemError("mkdir \(path)") }
+      do throws(SystemError) {
+        try systemCall("mkdir \(path)") { mkdir(path, 0o755) }
+      } catch {
+        if error.code != EEXIST { throw error }
+      }
     }
   }
 
   private func watchLocaltime() {
     // /etc/localtime is replaced (not written) by timedatectl: watch the directory for it.
-    let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-    guard fd >= 0 else { return }
-    let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE)
-    guard inotify_add_watch(fd, "/etc", mask) >= 0 else {
-      close(fd)
-      return
-    }
-    localtimeWatch = fd
-    try? loop.watch(fd) { [unowned self] _ in
-      var buffer = [UInt8](repeating: 0, count: 4096)
-      var changed = false
-      while true {
-        let count = read(fd, &buffer, buffer.count)
-        if count <= 0 { break }
-        var offset = 0
-        while offset + MemoryLayout<inotify_event>.size <= count {
-          let length = buffer.withUnsafeBytes { raw in
-            raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self).len
-          }
-          let nameStart = offset + MemoryLayout<inotify_event>.size
-          let nameBytes = buffer[nameStart..<min(count, nameStart + Int(length))].prefix { $0 != 0 }
-          if String(decoding: nameBytes, as: UTF8.self) == "localtime"
-            || String(decoding: nameBytes, as: UTF8.self) == "timezone"
-          {
-            changed = true
-          }
-          offset = nameStart + Int(length)
-        }
-      }
+    guard let watch = try? DirectoryWatch(directory: "/etc") else { return }
+    localtimeWatch = watch
+    try? loop.watch(watch.fd) { [unowned self] _ in
+      let changed = !watch.changedNames().isDisjoint(with: ["localtime", "timezone"])
       if changed {
         let before = self.zoneName
         self.reloadZone()

@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 
 /// Logs to stderr with the `<N>` syslog-level prefixes journald reads. UIDs are logged masked
 /// (`TagUID.masked`) by the callers; nothing here sees a whole UID.
@@ -18,17 +19,8 @@ public enum Log {
   public static func write(_ level: Level, _ message: String) {
     let line = "<\(level.rawValue)>" + message.replacingNewlines() + "\n"
     let bytes = Array(line.utf8)
-    bytes.withUnsafeBytes { raw in
-      var offset = 0
-      while offset < raw.count {
-        let written = Glibc.write(2, raw.baseAddress! + offset, raw.count - offset)
-        if written <= 0 {
-          if written < 0 && errno == EINTR { continue }
-          return
-        }
-        offset += written
-      }
-    }
+    // Logging never fails the caller: a closed or full stderr loses the line, nothing more.
+    try? writeAll(bytes, to: 2)
   }
 
   public static func critical(_ message: String) { write(.critical, message) }

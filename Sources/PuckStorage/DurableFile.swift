@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 
 /// Whole-file reads and crash-safe writes with plain system calls (docs/DESIGN.md D1).
 ///
@@ -113,17 +114,12 @@ public enum DurableFile {
     return temporary
   }
 
-  /// Writes every byte, continuing after short writes.
+  /// Writes every byte, continuing after short writes (PuckSystem's `writeAll`).
   static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(FileSystemError) {
-    var offset = 0
-    while offset < bytes.count {
-      // Non-empty here (offset < count), so the buffer has a base address.
-      let written = try systemCall("write", path: path) {
-        bytes.withUnsafeBytes { buffer in
-          Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-        }
-      }
-      offset += written
+    do throws(SystemError) {
+      try PuckSystem.writeAll(bytes, to: descriptor)
+    } catch {
+      throw FileSystemError(operation: "write", path: path, code: error.code)
     }
   }
 
@@ -142,8 +138,11 @@ public enum DurableFile {
 
   /// The names in a directory, without `.` and `..`.
   static func listDirectory(_ path: String) throws(FileSystemError) -> [String] {
-    guard let stream = opendir(path) else {
-      throw FileSystemError(operation: "list", path: path, code: errno)
+    let stream: OpaquePointer
+    do throws(SystemError) {
+      stream = try systemCall("list", returningPointer: { opendir(path) })
+    } catch {
+      throw FileSystemError(operation: "list", path: path, code: error.code)
     }
     defer { closedir(stream) }
     var names: [String] = []

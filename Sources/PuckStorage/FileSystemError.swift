@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 
 /// A failed system call on a file: which call, on which path, and the `errno` it set.
 ///
@@ -20,9 +21,7 @@ public struct FileSystemError: Error, Hashable, Sendable, CustomStringConvertibl
   }
 
   /// The C library's text for `code` (`No such file or directory`).
-  public var systemMessage: String {
-    String(cString: strerror(code))
-  }
+  public var systemMessage: String { SystemError(operation, code: code).systemMessage }
 
   /// `could not open /var/lib/puckalarm/alarms.json: Permission denied (errno 13)`.
   public var description: String {
@@ -30,17 +29,15 @@ public struct FileSystemError: Error, Hashable, Sendable, CustomStringConvertibl
   }
 }
 
-/// Runs a system call that returns -1 and sets `errno` on failure, retrying `EINTR` (a signal
-/// arriving mid-call is not a failure), as swift-system's and swift-nio's wrappers do.
+/// PuckSystem's `systemCall` (which retries `EINTR`) with its failure told as a
+/// `FileSystemError` on `path`, the error storage's callers and messages are written for.
 @discardableResult
 func systemCall<Result: BinaryInteger>(
   _ operation: @autoclosure () -> String, path: String, _ call: () -> Result
 ) throws(FileSystemError) -> Result {
-  while true {
-    let result = call()
-    if result != -1 { return result }
-    let code = errno
-    if code == EINTR { continue }
-    throw FileSystemError(operation: operation(), path: path, code: code)
+  do throws(SystemError) {
+    return try PuckSystem.systemCall(operation(), call)
+  } catch {
+    throw FileSystemError(operation: operation(), path: path, code: error.code)
   }
 }

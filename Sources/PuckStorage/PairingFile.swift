@@ -41,19 +41,23 @@ public struct PairingFile: Sendable {
   private func readTrusted() throws(StorageError) -> [UInt8]? {
     let path = self.path
     // O_NOFOLLOW: a symbolic link here could point the daemon at anyone's file.
-    let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-    if descriptor < 0 {
-      switch errno {
+    let descriptor: Int32
+    do throws(FileSystemError) {
+      descriptor = try systemCall("open", path: path) { open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+    } catch {
+      switch error.code {
       case ENOENT: return nil
       case ELOOP: throw .pairingFileRefused(path: path, .notARegularFile(path: path))
-      case let code: throw .fileSystem(FileSystemError(operation: "open", path: path, code: code))
+      default: throw .fileSystem(error)
       }
     }
     defer { close(descriptor) }
     // Checked on the open descriptor, so the file judged is the file read.
     var info = stat()
-    if fstat(descriptor, &info) != 0 {
-      throw .fileSystem(FileSystemError(operation: "check", path: path, code: errno))
+    do throws(FileSystemError) {
+      try systemCall("check", path: path) { fstat(descriptor, &info) }
+    } catch {
+      throw .fileSystem(error)
     }
     if let refusal = refusal(for: info) { throw .pairingFileRefused(path: path, refusal) }
     do {

@@ -1,5 +1,6 @@
 import Glibc
 import PuckCore
+import PuckSystem
 
 /// The daemon's state directory (`/var/lib/puckalarm`): whole-file versioned documents
 /// (`alarms.json`, `guards.json`, `pairing.json`), each with a last good copy, and the record of
@@ -282,8 +283,6 @@ public struct StateLoad<Value: Sendable>: Sendable {
 extension Instant {
   /// The system's real-time clock (`CLOCK_REALTIME`), to the second.
   public static var systemNow: Instant {
-    var spec = timespec()
-    clock_gettime(CLOCK_REALTIME, &spec)
-    return Instant(unixSeconds: Int64(spec.tv_sec))
+    Instant(unixSeconds: SystemClock.wall.now().components.seconds)
   }
 }

@@ -1,5 +1,6 @@
 import Glibc
 import PN532Emulator
+import PuckSystem
 
 // pn532-emulator: a PN532 on a pseudo-terminal for trying the dock by hand.
 //
@@ -21,13 +22,8 @@ let usage = """
 /// Writes a line to `descriptor` unbuffered, so a script driving the emulator through a pipe
 /// sees each answer at once.
 func say(_ text: String, to descriptor: Int32 = 1) {
-  let line = Array((text + "\n").utf8)
-  var offset = 0
-  while offset < line.count {
-    let written = line[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-    guard written > 0 else { return }
-    offset += written
-  }
+  // A closed output loses the line; the script driving the emulator has gone anyway.
+  try? writeAll(Array((text + "\n").utf8), to: descriptor)
 }
 
 func hexBytes(_ text: Substring) -> [UInt8]? {

@@ -1,5 +1,6 @@
 import Glibc
 import PuckCore
+import PuckSystem
 
 /// Why talking to the daemon failed before it could answer.
 enum ClientError: Error {
@@ -17,40 +18,30 @@ struct DaemonClient {
 
   /// Sends `command`, calls `progress` for each progress line, and returns the final reply.
   func send(_ command: ControlCommand, progress: (String) -> Void = { _ in }) throws -> ControlReply {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw ClientError.broken("socket: \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    let path = Array(socketPath.utf8)
-    guard path.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-      throw ClientError.notRunning(path: socketPath)
-    }
-    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-      for (index, byte) in path.enumerated() { raw[index] = byte }
-    }
-    let connected = withUnsafePointer(to: &addr) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+    let fd: Int32
+    do throws(SystemError) {
+      fd = try systemCall("socket") {
+        socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
       }
+    } catch {
+      throw ClientError.broken("\(error)")
     }
-    if connected != 0 {
-      switch errno {
+    defer { close(fd) }
+    guard let address = UnixSocketAddress(socketPath) else { throw ClientError.notRunning(path: socketPath) }
+    do throws(SystemError) {
+      _ = try address.withSockaddr { (pointer, length) throws(SystemError) in
+        try systemCall("connect") { connect(fd, pointer, length) }
+      }
+    } catch {
+      switch error.code {
       case EACCES, EPERM: throw ClientError.noAccess(path: socketPath)
       default: throw ClientError.notRunning(path: socketPath)
       }
     }
-    let request = ControlWire.encode(command) + [UInt8(ascii: "\n")]
-    var offset = 0
-    while offset < request.count {
-      let written = request[offset...].withUnsafeBytes {
-        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-      }
-      if written < 0 {
-        if errno == EINTR { continue }
-        throw ClientError.broken("puckd closed the connection")
-      }
-      offset += written
+    do throws(SystemError) {
+      try sendAll(ControlWire.encode(command) + [UInt8(ascii: "\n")], to: fd)
+    } catch {
+      throw ClientError.broken("puckd closed the connection")
     }
     var buffer: [UInt8] = []
     var scanned = 0  // bytes of `buffer` already searched for a newline
@@ -64,8 +55,7 @@ struct DaemonClient {
         if let text = reply.progress { progress(text) }
       }
       scanned = buffer.count
-      let count = read(fd, &chunk, chunk.count)
-      if count < 0 && errno == EINTR { continue }
+      let count = (try? systemCall("read") { read(fd, &chunk, chunk.count) }) ?? -1
       guard count > 0 else { throw ClientError.broken("puckd closed the connection without answering") }
       buffer += chunk[0..<count]
     }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PuckCore
 import PuckStorage
+import PuckSystem
 
 /// `puckctl`: the command-line client of `puckd` (and the offline `calendar`).
 enum PuckCtl {
@@ -107,13 +108,8 @@ enum PuckCtl {
   }
 
   static func printError(_ message: String) {
-    let bytes = Array((message + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-      guard written > 0 else { return }
-      offset += written
-    }
+    // A closed stderr loses the message; the exit code still tells.
+    try? writeAll(Array((message + "\n").utf8), to: 2)
   }
 }
 

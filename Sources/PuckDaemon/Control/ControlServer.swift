@@ -1,6 +1,7 @@
 import CLinux
 import Glibc
 import PuckCore
+import PuckSystem
 
 /// The peer on the other end of a control connection, from `SO_PEERCRED` / `SO_PEERGROUPS`.
 struct PeerCredentials {
@@ -93,7 +94,7 @@ final class ControlServer {
 
   let path: String
   private let listener: Int32
-  private let loop: EventLoop
+  private let loop: EventLoop<LoopMessage>
   /// Every open connection, by id; the only owner of the connections.
   private var clients: [UInt64: Client] = [:]
   private var nextClientID: UInt64 = 1
@@ -111,7 +112,7 @@ final class ControlServer {
   /// decided per request from the peer's credentials, not by the file mode. `isPrivileged` says
   /// whether a peer may use the reserved slots (root and the `puckalarm` group).
   init(
-    path: String, loop: EventLoop, isPrivileged: @escaping (PeerCredentials) -> Bool,
+    path: String, loop: EventLoop<LoopMessage>, isPrivileged: @escaping (PeerCredentials) -> Bool,
     onRequest: @escaping (Client, Result<ControlCommand, ControlFailure>) -> Void
   ) throws(SystemError) {
     self.path = path
@@ -194,16 +195,17 @@ final class ControlServer {
         return
       }
       // accept4 needs _GNU_SOURCE, which Swift's Glibc module does not set: accept, then flags.
-      let fd = accept(listener, nil, nil)
-      if fd < 0 {
-        if errno == EINTR { continue }
-        if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+      let fd: Int32
+      do throws(SystemError) {
+        fd = try systemCall("accept") { accept(listener, nil, nil) }
+      } catch {
+        if [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.code) {
           // The listener stays readable while the backlog is full: stop watching it, or the
           // loop would spin here.
-          Log.warning("control socket: \(SystemError("accept")); pausing new connections")
+          Log.warning("control socket: \(error); pausing new connections")
           pauseAccepting()
-        } else if errno != EAGAIN && errno != EWOULDBLOCK {
-          Log.warning("control socket: \(SystemError("accept"))")
+        } else if error.code != EAGAIN && error.code != EWOULDBLOCK {
+          Log.warning("control socket: \(error)")
         }
         return
       }
@@ -265,7 +267,12 @@ final class ControlServer {
   /// and closes it.
   private func refuse(_ fd: Int32, _ failure: ControlFailure) {
     let line = ControlWire.encode(.failure(failure)) + [UInt8(ascii: "\n")]
-    _ = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+    // One try only (MSG_DONTWAIT): a refused client gets no buffer and no wait.
+    _ = line.withUnsafeBytes { raw in
+      try? systemCall("send") {
+        Glibc.send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+      }
+    }
     close(fd)
   }
 
@@ -297,11 +304,11 @@ final class ControlServer {
     // A bounded number of reads per wake-up: a client pouring bytes must not keep the loop
     // (and the alarm timers) from everything else. Level-triggered epoll brings it back.
     for _ in 0..<16 {
-      let count = read(client.fd, &chunk, chunk.count)
-      if count < 0 {
-        if errno == EINTR { continue }
-        if errno == EAGAIN || errno == EWOULDBLOCK { return }
-        drop(client)
+      let count: Int
+      do throws(SystemError) {
+        count = try systemCall("read") { read(client.fd, &chunk, chunk.count) }
+      } catch {
+        if error.code != EAGAIN && error.code != EWOULDBLOCK { drop(client) }
         return
       }
       if count == 0 {
@@ -387,32 +394,38 @@ final class ControlServer {
   /// EPOLLOUT under the progress deadline. Closes the connection after a final reply.
   private func flush(_ client: Client) {
     var progressed = false
-    while client.sent < client.outbox.count {
-      let written = client.outbox[client.sent...].withUnsafeBytes { raw in
-        Glibc.send(client.fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
-      }
-      if written < 0 {
-        if errno == EINTR { continue }
-        if errno == EAGAIN || errno == EWOULDBLOCK {
-          // The client reads slowly: finish when its socket has room, never by blocking the
-          // loop, and only while it keeps reading.
-          loop.change(client.fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue)
-          if progressed || !client.deadline.isArmed {
-            do {
-              try client.deadline.arm(after: Self.writeTimeout)
-            } catch {
-              Log.warning("control socket: \(error)")
-              drop(client)
+    do throws(SystemError) {
+      // withUnsafeBytes is untyped-rethrows: carry the typed error out in a Result.
+      try client.outbox[client.sent...].withUnsafeBytes { raw in
+        Result { () throws(SystemError) in
+          try writeAll(raw, name: "send") { rest in
+            let written = Glibc.send(client.fd, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL))
+            if written > 0 {
+              client.sent += written
+              bufferedBytes -= written
+              progressed = true
             }
+            return written
           }
-          return
         }
-        drop(client)
+      }.get()
+    } catch {
+      if error.code == EAGAIN || error.code == EWOULDBLOCK {
+        // The client reads slowly: finish when its socket has room, never by blocking the
+        // loop, and only while it keeps reading.
+        loop.change(client.fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue)
+        if progressed || !client.deadline.isArmed {
+          do {
+            try client.deadline.arm(after: Self.writeTimeout)
+          } catch {
+            Log.warning("control socket: \(error)")
+            drop(client)
+          }
+        }
         return
       }
-      client.sent += written
-      bufferedBytes -= written
-      progressed = true
+      drop(client)
+      return
     }
     client.outbox = []
     client.sent = 0
@@ -458,16 +471,22 @@ final class ControlServer {
   private static func supplementaryGroups(of fd: Int32) -> [UInt32] {
     let entrySize = MemoryLayout<UInt32>.size
     var groups = [UInt32](repeating: 0, count: 64)
+    var failure = SystemError("getsockopt(SO_PEERGROUPS)", code: EIO)
     for _ in 0..<3 {
       var length = socklen_t(groups.count * entrySize)
-      if getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, &groups, &length) == 0 {
+      do throws(SystemError) {
+        try systemCall("getsockopt(SO_PEERGROUPS)") {
+          getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, &groups, &length)
+        }
         return Array(groups.prefix(Int(length) / entrySize))
+      } catch {
+        failure = error
       }
       let needed = Int(length) / entrySize
-      guard errno == ERANGE, needed > groups.count, needed <= 65536 else { break }
+      guard failure.code == ERANGE, needed > groups.count, needed <= 65536 else { break }
       groups = [UInt32](repeating: 0, count: needed)
     }
-    Log.warning("control socket: \(SystemError("getsockopt(SO_PEERGROUPS)")); the peer's groups are ignored")
+    Log.warning("control socket: \(failure); the peer's groups are ignored")
     return []
   }
 }

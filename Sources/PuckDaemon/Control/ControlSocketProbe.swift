@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 
 /// Why `puckd` will not start: another daemon already answers on its control socket.
 struct ControlSocketInUse: Error, CustomStringConvertible {
@@ -18,7 +19,13 @@ func controlSocketIsLive(_ path: String) -> Bool {
   let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
   guard probe >= 0 else { return false }
   defer { close(probe) }
-  let result = address.withSockaddr { pointer, length in connect(probe, pointer, length) }
-  // EAGAIN: the listener's backlog is full, which only a live listener has.
-  return result == 0 || errno == EAGAIN || errno == EINPROGRESS
+  do throws(SystemError) {
+    _ = try address.withSockaddr { (pointer, length) throws(SystemError) in
+      try systemCall("connect") { connect(probe, pointer, length) }
+    }
+    return true
+  } catch {
+    // EAGAIN: the listener's backlog is full, which only a live listener has.
+    return error.code == EAGAIN || error.code == EINPROGRESS
+  }
 }

@@ -1,5 +1,6 @@
 import CALSA
 import Glibc
+import PuckSystem
 
 /// The one owner of an alsa-lib playback PCM: opens it, configures it for interleaved S16_LE,
 /// writes frames, recovers underruns, drops and closes it. Every ALSA call goes through
@@ -52,8 +53,7 @@ final class ALSAPCM {
   /// a buffer of about `latency`: `snd_pcm_set_params`.
   func configure(channels: Int, sampleRate: Int, latency: Duration) throws(ALSAError) {
     let handle = try open("snd_pcm_set_params")
-    let microseconds = UInt32(
-      clamping: latency.components.seconds * 1_000_000 + latency.components.attoseconds / 1_000_000_000_000)
+    let microseconds = UInt32(clamping: latency.roundedUpMicroseconds)
     try Self.call("snd_pcm_set_params") {
       snd_pcm_set_params(
         handle, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED,

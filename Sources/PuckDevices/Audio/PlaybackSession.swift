@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 import Synchronization
 
 /// The signals between one ring's caller and its playback thread: a stop request that wakes
@@ -23,14 +24,19 @@ final class PlaybackSession: Sendable {
   private let stopFlag = Atomic<Bool>(false)
   private let framesWritten = Atomic<Int>(0)
   private let threadCPUNanoseconds = Atomic<Int64>(-1)
-  private let wake: Pipe
-  private let exited: Pipe
+  // One-shot flags: signalled once and never drained, so they stay readable for good.
+  private let wake: Wakeup
+  private let exited: Wakeup
 
   /// Creates the two pipes; throws an `ALSAError` naming `pipe` when the process is out of
   /// descriptors.
   init() throws(ALSAError) {
-    wake = try Pipe()
-    exited = try Pipe()
+    do throws(SystemError) {
+      wake = try Wakeup()
+      exited = try Wakeup()
+    } catch {
+      throw ALSAError(code: -error.code, function: error.call)
+    }
   }
 
   /// Whether `requestStop()` was called.
@@ -70,7 +76,7 @@ final class PlaybackSession: Sendable {
 
   /// Waits until the playback thread has exited or `timeout` passed; true if it exited.
   func waitUntilExited(timeout: Duration) -> Bool {
-    var descriptors = [pollfd(fd: exited.readEnd, events: Int16(POLLIN), revents: 0)]
+    var descriptors = [pollfd(fd: exited.fd, events: Int16(POLLIN), revents: 0)]
     return Self.poll(&descriptors, timeout: timeout) == .device
   }
 
@@ -91,7 +97,7 @@ final class PlaybackSession: Sendable {
   /// `descriptors` carry the returned events.
   func wait(on descriptors: inout [pollfd], timeout: Duration) -> Wake {
     if isStopRequested { return .stopRequested }
-    var all = descriptors + [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
+    var all = descriptors + [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
     let wake = Self.poll(&all, timeout: timeout)
     if isStopRequested { return .stopRequested }
     descriptors = Array(all.dropLast())
@@ -101,11 +107,8 @@ final class PlaybackSession: Sendable {
   /// `poll` with a `Duration` (rounded up to milliseconds); `.device` when any descriptor has
   /// events. An interrupted poll counts as an event, so callers re-check their state.
   private static func poll(_ descriptors: inout [pollfd], timeout: Duration) -> Wake {
-    let (seconds, attoseconds) = timeout.components
-    let milliseconds: Int64 =
-      seconds < 0 || attoseconds < 0
-      ? 0 : min(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000, 60_000)
-    let ready = Glibc.poll(&descriptors, nfds_t(descriptors.count), Int32(milliseconds))
+    let milliseconds = min(timeout, .seconds(60)).pollMilliseconds
+    let ready = Glibc.poll(&descriptors, nfds_t(descriptors.count), milliseconds)
     return ready == 0 ? .timedOut : .device
   }
 
@@ -118,28 +121,4 @@ struct RingStatistics: Equatable {
   var framesWritten: Int
   /// CPU time the ring's thread used, once it has exited.
   var threadCPUTime: Duration?
-}
-
-/// A pipe used as a one-shot flag: `signal()` makes the read end readable for good.
-private final class Pipe: Sendable {
-  let readEnd: Int32
-  private let writeEnd: Int32
-
-  init() throws(ALSAError) {
-    var ends: [Int32] = [-1, -1]
-    guard Glibc.pipe(&ends) == 0 else { throw ALSAError(code: -errno, function: "pipe") }
-    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-    readEnd = ends[0]
-    writeEnd = ends[1]
-  }
-
-  deinit {
-    _ = close(readEnd)
-    _ = close(writeEnd)
-  }
-
-  func signal() {
-    let byte: UInt8 = 1
-    _ = withUnsafeBytes(of: byte) { write(writeEnd, $0.baseAddress, 1) }
-  }
 }

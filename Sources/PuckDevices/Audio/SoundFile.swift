@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 
 /// Why a sound file cannot be used. The daemon reports it when the configuration is loaded,
 /// long before an alarm fires, and rings with the built-in tone instead.
@@ -96,29 +97,40 @@ public enum SoundFile {
   }
 
   private static func readFile(_ path: String) throws(SoundFileError) -> [UInt8] {
-    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw .unreadable(path: path, reason: errnoText()) }
+    // Every failed call is told as `strerror`'s text, whichever call it was.
+    func io<Value>(_ body: () throws(SystemError) -> Value) throws(SoundFileError) -> Value {
+      do throws(SystemError) {
+        return try body()
+      } catch {
+        throw .unreadable(path: path, reason: error.systemMessage)
+      }
+    }
+    let fd = try io { () throws(SystemError) in
+      try systemCall("open") { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
+    }
     defer { _ = Glibc.close(fd) }
     var info = stat()
-    guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: errnoText()) }
+    _ = try io { () throws(SystemError) in try systemCall("fstat") { fstat(fd, &info) } }
     guard info.st_mode & S_IFMT == S_IFREG else { throw .notRegularFile(path: path) }
     let size = Int(info.st_size)
     guard size <= maximumBytes else { throw .tooLarge(path: path, bytes: size, limit: maximumBytes) }
     var bytes = [UInt8](repeating: 0, count: size)
     var filled = 0
     while filled < size {
-      let count = bytes.withUnsafeMutableBytes { buffer in
-        Glibc.read(fd, buffer.baseAddress! + filled, size - filled)
+      let count = try io { () throws(SystemError) in
+        try bytes.withUnsafeMutableBytes { buffer in
+          Result { () throws(SystemError) in
+            // Non-empty here (filled < size), so the buffer has a base address.
+            try systemCall("read") { Glibc.read(fd, buffer.baseAddress! + filled, size - filled) }
+          }
+        }.get()
       }
-      if count < 0 && errno == EINTR { continue }
-      guard count >= 0 else { throw .unreadable(path: path, reason: errnoText()) }
       if count == 0 { break }  // the file shrank while we read it
       filled += count
     }
     return Array(bytes.prefix(filled))
   }
 
-  private static func errnoText() -> String { String(cString: strerror(errno)) }
 }
 
 /// The "fmt " chunk of a WAV file, checked.

@@ -1,4 +1,5 @@
 import PuckCore
+import PuckSystem
 
 /// An on/off rhythm: on for `on`, off for `off`, repeated `beats` times or for ever. The
 /// buzzer's ring (`[buzzer] on`/`off`), its wrong-puck chirp and the LED's blink are beats.

@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 
 /// A failed libgpiod call: the C function, the `errno` it left and its `strerror` text, what
 /// puckd was trying to do, and what the person reading status should check.
@@ -20,7 +21,7 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
   public init(function: String, code: Int32, action: String, hint: String? = nil) {
     self.function = function
     self.code = code
-    self.message = String(cString: strerror(code))
+    self.message = SystemError(function, code: code).systemMessage
     self.action = action
     self.hint = hint ?? Self.standardHint(function: function, code: code)
   }

@@ -1,6 +1,7 @@
 import CGPIOD
 import Glibc
 import PuckCore
+import PuckSystem
 
 // Every libgpiod call of the program is in this file. libgpiod 1.6 (Debian bookworm) and 2.x
 // (trixie) have different C APIs, so each operation has two bodies behind `#if PUCK_GPIOD_V2`.
@@ -138,13 +139,12 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
   /// `gpiod_line_request_read_edge_events` into an edge event buffer (2.x).
   public func waitForEdge(timeout: Duration) throws(GPIOError) -> GPIOEdge? {
     let action = "cannot read \(location)"
-    let nanoseconds = max(0, timeout.nanoseconds)
     #if PUCK_GPIOD_V2
       if !pending.isEmpty { return pending.removeFirst() }
       let request = try Self.open(request, "gpiod_line_request_wait_edge_events", action)
       let buffer = try Self.open(eventBuffer, "gpiod_line_request_read_edge_events", action)
       let ready = try Self.call("gpiod_line_request_wait_edge_events", action) {
-        gpiod_line_request_wait_edge_events(request, nanoseconds)
+        gpiod_line_request_wait_edge_events(request, timeout.roundedUpNanoseconds)
       }
       guard ready > 0 else { return nil }
       let count = try Self.call("gpiod_line_request_read_edge_events", action) {
@@ -161,8 +161,7 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
       return pending.isEmpty ? nil : pending.removeFirst()
     #else
       let line = try Self.open(line, "gpiod_line_event_wait", action)
-      var wait = timespec(
-        tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+      var wait = timeout.waitTimespec
       let ready = try Self.call("gpiod_line_event_wait", action) { gpiod_line_event_wait(line, &wait) }
       guard ready > 0 else { return nil }
       var event = gpiod_line_event()
@@ -423,13 +422,10 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
   private static func call<Result: BinaryInteger>(
     _ function: String, _ action: @autoclosure () -> String, _ body: () -> Result
   ) throws(GPIOError) -> Result {
-    while true {
-      errno = 0
-      let result = body()
-      guard result < 0 else { return result }
-      let code = errno
-      if code == EINTR { continue }
-      throw GPIOError(function: function, code: code == 0 ? EIO : code, action: action())
+    do throws(SystemError) {
+      return try systemCall(function, failsWhen: { $0 < 0 }, body)
+    } catch {
+      throw GPIOError(function: function, code: error.code, action: action())
     }
   }
 
@@ -438,12 +434,10 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
   private static func call(
     _ function: String, _ action: @autoclosure () -> String, _ body: () -> OpaquePointer?
   ) throws(GPIOError) -> OpaquePointer {
-    while true {
-      errno = 0
-      if let pointer = body() { return pointer }
-      let code = errno
-      if code == EINTR { continue }
-      throw GPIOError(function: function, code: code == 0 ? EIO : code, action: action())
+    do throws(SystemError) {
+      return try systemCall(function, returningPointer: body)
+    } catch {
+      throw GPIOError(function: function, code: error.code, action: action())
     }
   }
 }

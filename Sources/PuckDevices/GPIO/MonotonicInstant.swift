@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 
 /// A reading of the system's monotonic clock (`CLOCK_MONOTONIC`), in nanoseconds since an
 /// arbitrary origin: the time base of the buzzer and LED patterns and of the kernel's GPIO edge
@@ -14,14 +15,12 @@ public struct MonotonicInstant: Hashable, Comparable, Sendable, CustomStringConv
 
   /// The instant a `timespec` from the kernel names.
   init(_ time: timespec) {
-    nanoseconds = Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
+    nanoseconds = Duration(reading: time).nanoseconds
   }
 
   /// Reads `CLOCK_MONOTONIC` (`clock_gettime`, which cannot fail for this clock).
   public static func now() -> MonotonicInstant {
-    var time = timespec()
-    _ = clock_gettime(CLOCK_MONOTONIC, &time)
-    return MonotonicInstant(time)
+    MonotonicInstant(SystemClock.monotonic.timespecNow())
   }
 
   /// The instant `duration` later (earlier when negative).
@@ -61,16 +60,4 @@ public struct SystemMonotonicClock: MonotonicClock {
 
   /// Reads `CLOCK_MONOTONIC`.
   public func now() -> MonotonicInstant { .now() }
-}
-
-extension Duration {
-  /// The duration in whole nanoseconds, saturating at `Int64`'s bounds.
-  public var nanoseconds: Int64 {
-    let (seconds, attoseconds) = components
-    let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-    if overflow { return seconds < 0 ? .min : .max }
-    let (total, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-    if sumOverflow { return seconds < 0 ? .min : .max }
-    return total
-  }
 }

@@ -1,15 +1,17 @@
 import Glibc
 import PuckCore
+import PuckSystem
 import Synchronization
 
 /// What the reader's thread and the rest of the program share: the requests going in
 /// (enabled, health check, stop), the heartbeat and health coming out, and the event handler.
 ///
 /// Synchronisation: `Sendable` without `@unchecked`: the state is in a `Mutex`, the handler is
-/// `@Sendable`, the wake signal is a pipe. Events are emitted outside the lock.
+/// `@Sendable`, the wake signal is an eventfd (`Wakeup`). Events are emitted outside the lock.
 final class ReaderControl: Sendable {
   private let state: Mutex<State>
-  private let wake = WakeSignal()
+  // Inert rather than throwing when out of descriptors: the sleep still ends on its timeout.
+  private let wake = Wakeup.bestEffort()
   private let onEvent: @Sendable (TagReaderEvent) -> Void
 
   struct State: Sendable {

@@ -2,13 +2,13 @@ import Glibc
 
 /// A `sockaddr_un` for a path (or, with a leading `@`, an abstract-namespace name as systemd
 /// writes them in `$NOTIFY_SOCKET`).
-struct UnixSocketAddress {
+public struct UnixSocketAddress: Sendable {
   private var storage = sockaddr_un()
   /// The length to pass to bind/connect/sendto.
-  let length: socklen_t
+  public let length: socklen_t
 
   /// Nil when the path does not fit in `sun_path`.
-  init?(_ path: String) {
+  public init?(_ path: String) {
     var bytes = Array(path.utf8)
     if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
     guard !bytes.isEmpty, bytes.count < MemoryLayout.size(ofValue: storage.sun_path) else { return nil }
@@ -20,7 +20,7 @@ struct UnixSocketAddress {
   }
 
   /// Calls `body` with the address as a `sockaddr` pointer and its length.
-  func withSockaddr<Result, Failure: Error>(
+  public func withSockaddr<Result, Failure: Error>(
     _ body: (UnsafePointer<sockaddr>, socklen_t) throws(Failure) -> Result
   ) throws(Failure) -> Result {
     let length = length

@@ -3,12 +3,13 @@ import Glibc
 
 /// SIGTERM, SIGINT and SIGHUP as loop events through a signalfd: the signals are blocked for
 /// every thread and read as data, so no work ever runs inside an async signal handler.
-final class SignalSource {
-  let fd: Int32
+public final class SignalSource {
+  /// The signalfd to watch.
+  public let fd: Int32
 
   /// Blocks `signals` in the calling thread (call before starting other threads, which inherit
   /// the mask) and opens a signalfd for them.
-  init(_ signals: [Int32]) throws(SystemError) {
+  public init(_ signals: [Int32]) throws(SystemError) {
     var mask = sigset_t()
     sigemptyset(&mask)
     for signal in signals { sigaddset(&mask, signal) }
@@ -22,7 +23,7 @@ final class SignalSource {
   }
 
   /// The signals that arrived since the last read.
-  func drain() -> [Int32] {
+  public func drain() -> [Int32] {
     var received: [Int32] = []
     var info = signalfd_siginfo()
     while read(fd, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {

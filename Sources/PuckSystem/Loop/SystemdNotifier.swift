@@ -2,13 +2,14 @@ import Glibc
 
 /// Talks to systemd over `$NOTIFY_SOCKET` (sd_notify's datagram protocol) without libsystemd:
 /// `READY=1`, `STATUS=…`, `WATCHDOG=1`. Does nothing when not started by systemd.
-struct SystemdNotifier {
+public struct SystemdNotifier: Sendable {
   private let address: String?
   /// Half of `$WATCHDOG_USEC` when the unit has `WatchdogSec=` and the watchdog is for this
   /// process (`$WATCHDOG_PID` unset or ours).
-  let watchdogInterval: Duration?
+  public let watchdogInterval: Duration?
 
-  init(environment: [String: String]) {
+  /// Reads `$NOTIFY_SOCKET`, `$WATCHDOG_USEC` and `$WATCHDOG_PID` from `environment`.
+  public init(environment: [String: String]) {
     address = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
     if let usec = environment["WATCHDOG_USEC"].flatMap(Int64.init), usec > 0,
       environment["WATCHDOG_PID"].flatMap(Int32.init).map({ $0 == getpid() }) ?? true
@@ -21,15 +22,16 @@ struct SystemdNotifier {
 
   /// Sends one notification (`READY=1`, `STATUS=next alarm Mon 06:30`); errors are ignored, as
   /// sd_notify's are: a missing systemd must never stop an alarm.
-  func send(_ message: String) {
+  public func send(_ message: String) {
     guard let address else { return }
     let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { return }
     defer { close(fd) }
     guard let destination = UnixSocketAddress(address) else { return }
     let bytes = Array(message.utf8)
-    _ = destination.withSockaddr { pointer, length in
-      sendto(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL), pointer, length)
+    // One datagram is sent whole or not at all, so this is one call, not a write-all loop.
+    _ = try? destination.withSockaddr { (pointer, length) throws(SystemError) in
+      try systemCall("sendto") { sendto(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL), pointer, length) }
     }
   }
 }
