@@ -16,17 +16,6 @@ import Testing
     history = HistoryLog(directory: try StateDirectory(path: scratch.path + "/state", clock: { testInstant }))
   }
 
-  func corruptCopies() throws -> [String] {
-    try names(in: history.directory.path).filter { $0.hasPrefix("history.jsonl.corrupt-") }
-  }
-
-  func append(raw text: String) throws {
-    let handle = try #require(FileHandle(forWritingAtPath: history.path))
-    handle.seekToEndOfFile()
-    handle.write(Data(text.utf8))
-    handle.closeFile()
-  }
-
   func events(_ range: Range<Int>) -> [Event] { range.map { Event(what: "e\($0)") } }
 
   /// Every page from the newest back, by following `nextBefore`.
@@ -87,35 +76,35 @@ import Testing
     }
     #expect(try history.readPage(before: size, limit: 3)?.entries == events(7..<10))
     #expect(try history.readPage(before: 0, limit: 3)?.entries == [])
-    #expect(try corruptCopies().isEmpty)
+    #expect(try history.corruptCopies().isEmpty)
     #expect(try history.directory.problems().isEmpty)
   }
 
   @Test func aTornLastLineIsSkippedAndReportedWithoutACopy() throws {
     defer { scratch.remove() }
     for event in events(0..<5) { try history.append(event) }
-    try append(raw: #"{"payload":{"what":"e5"#)
+    try history.append(raw: #"{"payload":{"what":"e5"#)
     let before = bytes(atPath: history.path)
     let page = try #require(try history.readPage(limit: 3))
     #expect(page.entries == events(2..<5))
     #expect(page.problems.count == 1)
     #expect(page.problems.first?.reason.contains("last line was cut short") == true)
     #expect(page.problems.first?.keptAs == nil)
-    #expect(try corruptCopies().isEmpty)
+    #expect(try history.corruptCopies().isEmpty)
     #expect(bytes(atPath: history.path) == before)
   }
 
   @Test func aBadLineAPageReachesIsReportedAndCopiedAsideOnce() throws {
     defer { scratch.remove() }
     for event in events(0..<5) { try history.append(event) }
-    try append(raw: "garbage\n")
+    try history.append(raw: "garbage\n")
     for event in events(5..<10) { try history.append(event) }
     let original = try #require(bytes(atPath: history.path))
 
     // A page that stops before the bad line reports nothing.
     let newest = try #require(try history.readPage(limit: 5))
     #expect(newest.problems.isEmpty)
-    #expect(try corruptCopies().isEmpty)
+    #expect(try history.corruptCopies().isEmpty)
 
     let reaching = try #require(try history.readPage(before: newest.nextBefore, limit: 3))
     #expect(reaching.entries == events(2..<5))
@@ -133,7 +122,7 @@ import Testing
     let again = try #require(try history.readPage(limit: 20))
     #expect(again.entries == events(0..<11))
     #expect(again.problems.first?.keptAs == "history.jsonl.corrupt-20261202T112233Z")
-    #expect(try corruptCopies().count == 1)
+    #expect(try history.corruptCopies().count == 1)
     #expect(try history.directory.problems().count == 1)
 
     // A copy made by the whole-file read covers the page's lines too, and the other way round.
@@ -143,15 +132,15 @@ import Testing
   @Test func aNewBadLineTheCopyDoesNotHoldIsCopiedAgain() throws {
     defer { scratch.remove() }
     try history.append(Event(what: "one"))
-    try append(raw: "garbage\n")
+    try history.append(raw: "garbage\n")
     _ = try history.readPage(limit: 20)
-    try append(raw: "more garbage\n")
+    try history.append(raw: "more garbage\n")
     try history.append(Event(what: "two"))
     let page = try #require(try history.readPage(limit: 20))
     #expect(page.entries == [Event(what: "one"), Event(what: "two")])
     #expect(page.problems.first?.keptAs == "history.jsonl.corrupt-20261202T112233Z-2")
     #expect(page.problems.first?.reason.hasPrefix("the lines at bytes") == true)
-    #expect(try corruptCopies().count == 2)
+    #expect(try history.corruptCopies().count == 2)
   }
 
   @Test func entriesLongerThanABlockAreReadWhole() throws {
@@ -165,7 +154,7 @@ import Testing
   @Test func aHugeLineIsReportedWithoutBeingHeld() throws {
     defer { scratch.remove() }
     try history.append(Event(what: "before"))
-    try append(raw: String(repeating: "x", count: 3 << 20) + "\n")
+    try history.append(raw: String(repeating: "x", count: 3 << 20) + "\n")
     try history.append(Event(what: "after"))
     let page = try #require(try history.readPage(limit: 20))
     #expect(page.entries == [Event(what: "before"), Event(what: "after")])
@@ -175,7 +164,7 @@ import Testing
   @Test func aLongRunOfBadLinesIsCrossedABoundedPageAtATime() throws {
     defer { scratch.remove() }
     for event in events(0..<3) { try history.append(event) }
-    try append(raw: String(repeating: String(repeating: "#", count: 99) + "\n", count: 50))
+    try history.append(raw: String(repeating: String(repeating: "#", count: 99) + "\n", count: 50))
     for event in events(3..<5) { try history.append(event) }
     var seen: [Event] = []
     var pages = 0
@@ -188,13 +177,13 @@ import Testing
     } while before != nil && pages < 100
     #expect(seen == events(0..<5))
     #expect(pages >= 5, "5000 bad bytes at most 1000 a page")
-    #expect(try corruptCopies().count == 1)
+    #expect(try history.corruptCopies().count == 1)
   }
 
   @Test func blankLinesAreSkippedAndPagesAgreeWithTheWholeRead() throws {
     defer { scratch.remove() }
     for event in events(0..<6) { try history.append(event) }
-    try append(raw: "\n  \n")
+    try history.append(raw: "\n  \n")
     for event in events(6..<12) { try history.append(event) }
     #expect(try allPages(limit: 5).reversed().flatMap { $0 } == history.read().value)
   }

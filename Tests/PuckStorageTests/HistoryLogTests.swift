@@ -13,17 +13,6 @@ import Testing
     history = HistoryLog(directory: try StateDirectory(path: scratch.path + "/state", clock: { testInstant }))
   }
 
-  func corruptCopies() throws -> [String] {
-    try names(in: history.directory.path).filter { $0.hasPrefix("history.jsonl.corrupt-") }
-  }
-
-  func append(raw text: String) throws {
-    let handle = try #require(FileHandle(forWritingAtPath: history.path))
-    handle.seekToEndOfFile()
-    handle.write(Data(text.utf8))
-    handle.closeFile()
-  }
-
   @Test func appendAndReadNewestLast() throws {
     defer { scratch.remove() }
     #expect(try history.read().value == [])
@@ -59,7 +48,7 @@ import Testing
     #expect(try history.last(2500) == Array(events.suffix(2500)))
     #expect(try history.last(10_000) == events)
     // A torn last line is skipped (and counts for nothing); the next append starts on its own line.
-    try append(raw: #"{"payload":{"what":"torn"#)
+    try history.append(raw: #"{"payload":{"what":"torn"#)
     #expect(try history.last(1) == [events.last])
     #expect(try history.last(2) == Array(events.suffix(2)))
     try history.append(contentsOf: [Event(what: "after")])
@@ -70,14 +59,14 @@ import Testing
     defer { scratch.remove() }
     try history.append(Event(what: "one"))
     try history.append(Event(what: "two"))
-    try append(raw: #"{"payload":{"what":"thr"#)
+    try history.append(raw: #"{"payload":{"what":"thr"#)
     let before = bytes(atPath: history.path)
     let read = try history.read()
     #expect(read.value == [Event(what: "one"), Event(what: "two")])
     #expect(read.problems.count == 1)
     #expect(read.problems.first?.reason.contains("last line (3) was cut short") == true)
     #expect(read.problems.first?.keptAs == nil)
-    #expect(try corruptCopies().isEmpty)
+    #expect(try history.corruptCopies().isEmpty)
     #expect(bytes(atPath: history.path) == before)
 
     // The next append starts on a fresh line, so it is readable.
@@ -88,7 +77,7 @@ import Testing
   @Test func corruptLineIsSkippedAndTheFileCopiedAsideOnce() throws {
     defer { scratch.remove() }
     try history.append(Event(what: "one"))
-    try append(raw: "garbage\n")
+    try history.append(raw: "garbage\n")
     try history.append(Event(what: "three"))
     let before = try #require(bytes(atPath: history.path))
 
@@ -105,22 +94,22 @@ import Testing
     let second = try history.read()
     #expect(second.value?.count == 3)
     #expect(second.problems.first?.keptAs == "history.jsonl.corrupt-20261202T112233Z")
-    #expect(try corruptCopies() == ["history.jsonl.corrupt-20261202T112233Z"])
+    #expect(try history.corruptCopies() == ["history.jsonl.corrupt-20261202T112233Z"])
     #expect(try history.directory.problems().count == 1)
 
     // A new bad line the copy does not hold is copied again, without touching the first copy.
-    try append(raw: "more garbage\n")
+    try history.append(raw: "more garbage\n")
     let third = try history.read()
     #expect(third.problems.first?.keptAs == "history.jsonl.corrupt-20261202T112233Z-2")
     #expect(third.problems.first?.reason.hasPrefix("lines 2, 5 could not be read") == true)
     #expect(bytes(atPath: history.directory.filePath("history.jsonl.corrupt-20261202T112233Z")) == before)
-    #expect(try corruptCopies().count == 2)
+    #expect(try history.corruptCopies().count == 2)
   }
 
   @Test func newerEntryVersionIsSkippedNotFatal() throws {
     defer { scratch.remove() }
     try history.append(Event(what: "one"))
-    try append(raw: #"{"schemaVersion":9,"payload":{"what":"future"}}"# + "\n")
+    try history.append(raw: #"{"schemaVersion":9,"payload":{"what":"future"}}"# + "\n")
     let read = try history.read()
     #expect(read.value == [Event(what: "one")])
     #expect(read.problems.first?.reason.contains("format version 9") == true)

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PuckCore
 import PuckStorage
+import Testing
 
 /// A fresh directory under the system's temporary directory, removed by `remove()`.
 struct ScratchDirectory {
@@ -51,4 +52,19 @@ func mode(ofPath path: String) -> mode_t {
   var info = stat()
   guard stat(path, &info) == 0 else { return 0 }
   return info.st_mode & 0o7777
+}
+
+extension HistoryLog {
+  /// The corrupt copies kept beside this history file.
+  func corruptCopies() throws -> [String] {
+    try names(in: directory.path).filter { $0.hasPrefix("\(name).corrupt-") }
+  }
+
+  /// Appends `text` as it is, as a torn or hand-edited write would leave it.
+  func append(raw text: String) throws {
+    let handle = try #require(FileHandle(forWritingAtPath: path))
+    handle.seekToEndOfFile()
+    handle.write(Data(text.utf8))
+    handle.closeFile()
+  }
 }

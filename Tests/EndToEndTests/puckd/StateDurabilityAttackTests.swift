@@ -12,12 +12,18 @@ private let stranger = "04:99:88:77:66:55:44"
 struct StateDurabilityAttackTests {
   /// A daemon with a paired tag and one open, ringing wake-up, killed with SIGKILL so the
   /// guard is left open on disk. Returns the guard's ID.
-  private func dockWithOpenGuard(config: String = "") throws -> (DaemonHarness, String) {
+  /// A running dock with the paired tag whose alarm is ringing.
+  private func ringingDock(config: String = "") throws -> DaemonHarness {
     let dock = try DaemonHarness(config: config, audio: false)
     try dock.writePairing(paired)
     try dock.start()
     try dock.addAlarm(inSeconds: 2)
     try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
+    return dock
+  }
+
+  private func dockWithOpenGuard(config: String = "") throws -> (DaemonHarness, String) {
+    let dock = try ringingDock(config: config)
     dock.stop(signal: SIGKILL)
     let ids = guardIDs(dock, "guards.json")
     #expect(ids.count == 1)
@@ -242,11 +248,7 @@ struct StateDurabilityAttackTests {
   @Test("kill -9 right after an override or a wake-up: the guard is open or its entry exists, once")
   func crashRightAfterClosing() throws {
     for closing in [["override", "--yes"], ["scan", paired]] {
-      let dock = try DaemonHarness(audio: false)
-      try dock.writePairing(paired)
-      try dock.start()
-      try dock.addAlarm(inSeconds: 2)
-      try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
+      let dock = try ringingDock()
       #expect(try dock.ctl(closing).status == 0)
       dock.stop(signal: SIGKILL)
       try dock.start()
@@ -262,11 +264,7 @@ struct StateDurabilityAttackTests {
   @Test("kill -9 between closing the guard and appending its entry (the append held up): it is recorded once")
   func crashBetweenTheTwoWrites() throws {
     for closing in [["override", "--yes"], ["scan", paired]] {
-      let dock = try DaemonHarness(audio: false)
-      try dock.writePairing(paired)
-      try dock.start()
-      try dock.addAlarm(inSeconds: 2)
-      try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
+      let dock = try ringingDock()
       #expect(guardIDs(dock, "guards.json").count == 1)
 
       // history.jsonl becomes a FIFO whose buffer is full: the daemon's append blocks in
