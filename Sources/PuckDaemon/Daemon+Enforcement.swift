@@ -210,6 +210,7 @@ extension Daemon {
         try history.last(2 * Self.missedSlice).filter { $0.outcome == .missed }.map(MissedKey.init))
     } catch {
       Log.error("could not read the end of the history: \(error); missed alarms are recorded later")
+      armStateRetry()
       return
     }
     let entries = occurrences.filter { !written.contains(MissedKey($0)) }.map {
@@ -219,8 +220,9 @@ extension Daemon {
     do {
       try history.append(contentsOf: entries)
     } catch {
-      // Left in the backlog; the next processDue (timer, request) tries again.
+      // Left in the backlog; the state retry timer (or the next processDue) tries again.
       Log.error("could not record missed alarms: \(error)")
+      armStateRetry()
       return
     }
     record.missedBacklog = backlog

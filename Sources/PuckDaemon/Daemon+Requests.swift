@@ -52,7 +52,7 @@ extension Daemon {
     // A state file that could not be read, or a history entry still waiting, is tried again
     // before the request sees or changes anything; not for anyone's status, which would let
     // any local user make the loop re-read the history file as fast as they can ask.
-    if held >= .member { retryStateFiles() }
+    if held >= .member { retryStateFiles(before: command) }
     switch command {
     case .status:
       refreshReaderProgress()

@@ -1,5 +1,6 @@
 import PuckCore
 import PuckStorage
+import PuckSystem
 
 /// How long after a failed read or history append the state files are tried again (they are
 /// also tried at every request from root or the `puckalarm` group).
@@ -64,7 +65,21 @@ extension Daemon {
 
   /// Whether a file is held or a history entry waits: then `retryStateFiles` has work.
   var stateNeedsRetry: Bool {
-    !unreadableFiles.isEmpty || !machine.pendingHistory.isEmpty
+    !unreadableFiles.isEmpty || !machine.pendingHistory.isEmpty || !record.missedBacklog.isEmpty
+  }
+
+  /// Retries before a request from root or the group. A request that changes something always
+  /// retries (it may need a held file back); one that only reads does so at most once per retry
+  /// interval, so that a member polling status cannot keep the loop re-reading a failing card.
+  func retryStateFiles(before command: ControlCommand) {
+    guard stateNeedsRetry else { return }
+    let clock = SystemClock.monotonic.now()
+    if command.requiredRole == .anyone, let last = lastRequestedStateRetry, clock - last < stateRetryInterval
+    {
+      return
+    }
+    lastRequestedStateRetry = clock
+    retryStateFiles()
   }
 
   /// Tries the held files and the waiting history entries again.
@@ -74,6 +89,8 @@ extension Daemon {
     if unreadableFiles.contains(AlarmBook.fileName) { retryAlarmsFile() }
     if unreadableFiles.contains(PairingFile.name) { loadPairing() }
     if !machine.pendingHistory.isEmpty { flushPendingHistory() }
+    // A slice of missed alarms that could not be recorded is tried again with the rest.
+    scheduleMissedSlice()
     refreshStateProblems()
     armStateRetry()
     updateStatus()
@@ -106,11 +123,12 @@ extension Daemon {
     unreadableFiles.remove(EnforcementRecord.fileName)
     let disk = loaded.value ?? EnforcementRecord()
     let adopted = machine.adopt(disk.guards, pendingHistory: disk.pendingHistory, except: closedOccurrences)
-    record.noteMissed(disk.unacknowledgedMissed.filter { !record.unacknowledgedMissed.contains($0) })
+    record.mergeMissed(from: disk)
     Log.notice(
       "state: \(EnforcementRecord.fileName) can be read again; saving the open wake-ups"
         + (adopted ? " (with those found in it)" : ""))
     saveRecord()
+    scheduleMissedSlice()
     if adopted {
       handle(.daemonStarted)
       if !machine.pendingHistory.isEmpty { flushPendingHistory() }
@@ -162,7 +180,13 @@ extension Daemon {
     var recorded = false
     for entry in machine.pendingHistory {
       do {
-        let alreadyRecorded = entry == fresh ? false : try history.contains(entry)
+        let alreadyRecorded =
+          entry == fresh
+          ? false
+          : try history.contains(entry) {
+            // Entries are appended in closing order; a day of slack covers a clock step.
+            $0.closedAt < entry.closedAt.adding(seconds: -86_400)
+          }
         if !alreadyRecorded { try history.append(entry) }
       } catch {
         historyFailure = "\(error)"

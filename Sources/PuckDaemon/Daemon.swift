@@ -131,6 +131,8 @@ public final class Daemon {
   var lastStatusLine = ""
   /// A `.recordMissed` message is waiting in the inbox.
   var missedSliceQueued = false
+  /// When a request last made the held state files be read again (CLOCK_MONOTONIC).
+  var lastRequestedStateRetry: Duration?
 
   /// Sets up everything that can fail before the loop runs; errors here are fatal to start-up
   /// (no state directory, no socket) and the caller exits non-zero so systemd restarts it.
@@ -424,7 +426,13 @@ public final class Daemon {
   /// wake-up rings (issue 8 item 4).
   private func loadState() {
     removeStaleTemporaryFiles()
-    record = loadDocument(EnforcementRecord.fileName, as: EnforcementRecord.self) ?? EnforcementRecord()
+    let loadedRecord = loadDocument(EnforcementRecord.fileName, as: EnforcementRecord.self)
+    record = loadedRecord ?? EnforcementRecord()
+    if loadedRecord == nil && unreadableFiles.contains(EnforcementRecord.fileName) {
+      // Nothing says what was already handled: count from the start of the grace, so an alarm
+      // that fell due just before this start still rings (twice, at worst: the lesser harm).
+      record.scheduledThrough = now.adding(.zero - config.enforcement.missedGrace)
+    }
     machine = WakeGuardMachine(guards: record.guards, pendingHistory: record.pendingHistory)
     book = loadDocument(AlarmBook.fileName, as: AlarmBook.self) ?? AlarmBook()
     loadPairing()

@@ -71,23 +71,21 @@ public struct HistoryLog<Entry: VersionedPayload>: Sendable {
     }
   }
 
-  /// Whether `entry` is among the newest `window` entries. A caller that may have appended it
-  /// already (a crash or a failed `fsync` came between the append and its own record of it)
-  /// looks before appending again, so an entry is never recorded twice. Such an entry was the
-  /// newest when it was written, so only the end of the file is read, a page at a time.
-  public func contains(_ entry: Entry, window: Int = 10 * HistoryQuery.maximumLimit) throws(StorageError)
-    -> Bool
+  /// Whether `entry` is in the file, looking back from the end a page at a time until
+  /// `isOlder` says the entries have become older than it could be. A caller that may have
+  /// appended it already (a crash or a failed `fsync` came between the append and its own
+  /// record of it) looks before appending again, so an entry is never recorded twice; however
+  /// much was appended after it (years of missed alarms), only the part of the file newer than
+  /// it is read.
+  public func contains(_ entry: Entry, stoppingAt isOlder: (Entry) -> Bool) throws(StorageError) -> Bool
   where Entry: Equatable {
     var before: Int?
-    var seen = 0
-    while seen < window {
+    while true {
       guard let page = try readPage(before: before, limit: HistoryQuery.maximumLimit) else { return false }
       if page.entries.contains(entry) { return true }
-      seen += page.entries.count
-      guard let next = page.nextBefore else { return false }
+      guard let next = page.nextBefore, !page.entries.contains(where: isOlder) else { return false }
       before = next
     }
-    return false
   }
 
   /// The readable entries among the newest `count`, oldest first: one page from the end (so

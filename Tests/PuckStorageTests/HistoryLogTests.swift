@@ -28,10 +28,23 @@ import Testing
 
   @Test func containsFindsAnAppendedEntry() throws {
     defer { scratch.remove() }
-    #expect(try !history.contains(Event(what: "one")), "no file yet")
+    let never: (Event) -> Bool = { _ in false }
+    #expect(try !history.contains(Event(what: "one"), stoppingAt: never), "no file yet")
     try history.append(Event(what: "one"))
-    #expect(try history.contains(Event(what: "one")))
-    #expect(try !history.contains(Event(what: "two")))
+    #expect(try history.contains(Event(what: "one"), stoppingAt: never))
+    #expect(try !history.contains(Event(what: "two"), stoppingAt: never))
+  }
+
+  @Test("contains looks back past any number of newer entries, and stops where entries are older")
+  func containsLooksBackUntilOlder() throws {
+    defer { scratch.remove() }
+    try history.append(contentsOf: (0..<5).map { Event(what: "old \($0)") })
+    try history.append(Event(what: "closed"))
+    // Years of missed alarms recorded after it: far more than one page.
+    try history.append(contentsOf: (0..<12_000).map { Event(what: "newer \($0)") })
+    #expect(try history.contains(Event(what: "closed")) { $0.what.hasPrefix("old") })
+    // An entry older than where the search stops is not looked for.
+    #expect(try !history.contains(Event(what: "old 0")) { $0.what.hasPrefix("newer 11") })
   }
 
   @Test func batchAppendAndReadingTheTail() throws {

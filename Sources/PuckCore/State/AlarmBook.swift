@@ -102,6 +102,25 @@ public struct EnforcementRecord: VersionedPayload, Hashable {
     }
   }
 
+  /// Takes in what another copy of this record knows about missed alarms: `guards.json` read
+  /// again after an error, while this run worked from its last good copy or from nothing. One
+  /// copy is an earlier state of the other, so the larger count of older alarms already counts
+  /// every alarm shown by either copy before its own shown list starts; the shown list becomes
+  /// the union past that point, oldest first, capped as `noteMissed` caps. Backlog ranges this
+  /// copy lacks are added (an overlap only costs a second look at the end of history, which
+  /// drops entries already written).
+  public mutating func mergeMissed(from other: EnforcementRecord) {
+    let wider = other.olderUnacknowledgedMissed > olderUnacknowledgedMissed ? other : self
+    let boundary = wider.olderUnacknowledgedMissed > 0 ? wider.unacknowledgedMissed.first?.scheduledAt : nil
+    let union = Set(unacknowledgedMissed).union(other.unacknowledgedMissed).filter { occurrence in
+      boundary.map { occurrence.scheduledAt >= $0 } ?? true
+    }
+    unacknowledgedMissed = []
+    olderUnacknowledgedMissed = wider.olderUnacknowledgedMissed
+    noteMissed(union.sorted { ($0.scheduledAt, $0.alarmID) < ($1.scheduledAt, $1.alarmID) })
+    missedBacklog.ranges += other.missedBacklog.ranges.filter { !missedBacklog.ranges.contains($0) }
+  }
+
   /// The owner has seen the missed alarms (`puckctl acknowledge`).
   public mutating func acknowledgeMissed() {
     unacknowledgedMissed = []

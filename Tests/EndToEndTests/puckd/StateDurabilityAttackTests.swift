@@ -135,6 +135,26 @@ struct StateDurabilityAttackTests {
     #expect(try dock.guards().count == 1)
   }
 
+  @Test("guards.json unreadable with no last good copy: an alarm that fell due within the grace still rings")
+  func unreadableGuardsWithoutCopyStillRing() throws {
+    let dock = try DaemonHarness(audio: false)
+    dock.environment["TZ"] = "UTC"
+    let formatter = DateFormatter()
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "HH:mm:ss"
+    let due = formatter.string(from: Date().addingTimeInterval(-300))
+    try dock.writeState(
+      "alarms.json",
+      payload:
+        #"{"alarms": [{"id": 1, "time": "\#(due)", "days": ["mon","tue","wed","thu","fri","sat","sun"], "#
+        + #""label": "", "enabled": true, "requiresPuck": true}], "nextID": 2}"#)
+    // guards.json is a symbolic link to itself (ELOOP, even for root), and there is no .prev.
+    #expect(symlink("guards.json", path(dock, "guards.json")) == 0)
+    try dock.start()
+    #expect(try dock.isRinging(), "five minutes late is within the grace: it must ring")
+    #expect(fileType(dock, "guards.json") == S_IFLNK, "the unreadable guards.json is never replaced")
+  }
+
   @Test(
     "guards.json cannot be read (a symbolic-link loop, ELOOP): it is never written over, and status says so")
   func unreadableGuardsAreNotWrittenOver() throws {

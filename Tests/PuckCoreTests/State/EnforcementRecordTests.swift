@@ -20,6 +20,28 @@ import Testing
     #expect(record.unacknowledgedMissedCount == 0 && record.unacknowledgedMissed.isEmpty)
   }
 
+  @Test("the file read again after an error: missed alarms merged oldest first, none counted twice")
+  func mergingTheFileReadAgain() {
+    // This run worked from the last good copy (an earlier state of the same file).
+    var memory = EnforcementRecord()
+    memory.noteMissed((1...12).map { occurrence(Int64($0)) })
+    var disk = EnforcementRecord()
+    disk.noteMissed((1...20).map { occurrence(Int64($0)) })
+    disk.missedBacklog.ranges = [
+      MissedRange(
+        alarm: Alarm(id: 1, time: WallTime(hour: 6, minute: 30), recurrence: .weekly(Set(Weekday.allCases))),
+        after: Instant(unixSeconds: 100), through: Instant(unixSeconds: 900_000))
+    ]
+    // This run also found a newer miss of its own.
+    memory.noteMissed([occurrence(30)])
+    memory.mergeMissed(from: disk)
+    #expect(memory.unacknowledgedMissed.map(\.scheduledAt.unixSeconds) == Array(12...20) + [30])
+    #expect(memory.unacknowledgedMissedCount == 21, "20 from the file and this run's own, none twice")
+    #expect(memory.missedBacklog.ranges == disk.missedBacklog.ranges)
+    memory.mergeMissed(from: disk)
+    #expect(memory.missedBacklog.ranges.count == 1, "a range already known is not added again")
+  }
+
   @Test func aFileFromBeforeTheCapIsTrimmedOnRead() throws {
     let list = (1...500).map {
       #"{"alarmID": 1, "label": "", "time": "06:30", "scheduledAt": "\#(Instant(unixSeconds: Int64($0)))", "requiresPuck": true, "isOneShot": false}"#
