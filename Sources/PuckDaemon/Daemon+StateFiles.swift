@@ -68,16 +68,19 @@ extension Daemon {
     !unreadableFiles.isEmpty || !machine.pendingHistory.isEmpty || !record.missedBacklog.isEmpty
   }
 
-  /// Retries before a request from root or the group. A request that changes something always
-  /// retries (it may need a held file back); one that only reads does so at most once per retry
-  /// interval, so that a member polling status cannot keep the loop re-reading a failing card.
+  /// Retries before a request from root or the group. A request that changes something, or
+  /// reads history (which should show the entries waiting to be recorded), always retries;
+  /// `status` and `alarm list` do so at most once per retry interval, so that a member polling
+  /// status cannot keep the loop re-reading a failing card.
   func retryStateFiles(before command: ControlCommand) {
     guard stateNeedsRetry else { return }
     let clock = SystemClock.monotonic.now()
-    if command.requiredRole == .anyone, let last = lastRequestedStateRetry, clock - last < stateRetryInterval
-    {
-      return
+    let polled: Bool
+    switch command {
+    case .status, .alarmList: polled = true
+    default: polled = false
     }
+    if polled, let last = lastRequestedStateRetry, clock - last < stateRetryInterval { return }
     lastRequestedStateRetry = clock
     retryStateFiles()
   }
