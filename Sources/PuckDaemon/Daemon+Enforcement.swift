@@ -297,6 +297,11 @@ extension Daemon {
     if let earliest = deadlines.min() {
       do {
         try wallTimer.arm(at: earliest)
+      } catch where error.code == ECANCELED {
+        // The clock was stepped and the timer not yet read: the kernel armed it all the same
+        // and consumed the notice, so the wall timer's handler will never see this step. Handle
+        // it from the loop (not here: processDue comes back to this function).
+        loop.inbox.post(.clockStepped)
       } catch {
         Log.error("could not arm the alarm timer: \(error)")
       }

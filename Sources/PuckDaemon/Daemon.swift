@@ -21,6 +21,8 @@ enum LoopMessage: Sendable {
   /// Record the next slice of missed alarms (posted by the loop to itself, so requests, scans
   /// and the watchdog get their turn between slices).
   case recordMissed
+  /// The wall clock was stepped, found while re-arming the wall timer (`ECANCELED`).
+  case clockStepped
 }
 
 /// How the daemon opens its GPIO lines. Nil means the device's own libgpiod line; tests hand in
@@ -293,6 +295,9 @@ public final class Daemon {
     case .recordMissed:
       missedSliceQueued = false
       recordMissedSlice()
+    case .clockStepped:
+      clockStepped()
+      processDue()
     case .button(.pressed):
       Log.notice("dock button pressed")
       if rehearsal != nil {
