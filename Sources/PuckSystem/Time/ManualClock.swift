@@ -49,6 +49,7 @@ public final class ManualClock: TimeSource {
     var wall: Duration
     var monotonic: Duration
     var boot: Duration
+    var synchronized: Bool? = true
     var timers: [Int: Entry] = [:]
     var nextID = 0
     var nextSequence = 0
@@ -67,7 +68,9 @@ public final class ManualClock: TimeSource {
     /// Tells every wall timer that watches steps that the wall clock moved by itself; one
     /// whose deadline is now past is absorbed into the step.
     mutating func wallStepped() {
-      for (id, entry) in timers where entry.watchesSteps {
+      // In arming order, so the loop sees them in an order a test can rely on.
+      let watching = timers.filter { $0.value.watchesSteps }.sorted { $0.value.sequence < $1.value.sequence }
+      for (id, entry) in watching {
         let passed = entry.remaining(wall: wall, monotonic: monotonic).map { $0 <= .zero } ?? false
         if passed { timers[id]?.deadline = nil }
         timers[id]?.fire(.clockStepped)
@@ -99,6 +102,16 @@ public final class ManualClock: TimeSource {
   /// A new, disarmed `ManualTimer` on this clock.
   public func makeTimer(_ kind: Timer.Kind) throws(SystemError) -> any LoopTimer {
     try ManualTimer(kind, clock: self)
+  }
+
+  /// Whether the clock counts as synchronised (NTP); true until `setSynchronized(_:)`.
+  public func isSynchronized() -> Bool? {
+    state.withLock { $0.synchronized }
+  }
+
+  /// Sets what `isSynchronized()` answers (nil: the kernel could not say).
+  public func setSynchronized(_ synchronized: Bool?) {
+    state.withLock { $0.synchronized = synchronized }
   }
 
   /// Lets `duration` pass on all three clocks (time running normally) and fires the timers

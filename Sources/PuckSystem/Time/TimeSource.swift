@@ -1,3 +1,6 @@
+import CLinux
+import Glibc
+
 /// Where a component gets its time: readings of the three clocks and the timers that fire on
 /// them. The daemon is handed one (`SystemTimeSource` in production, a `ManualClock` in tests),
 /// so a test can step the wall clock, cross a suspend or wait an hour in microseconds.
@@ -9,6 +12,9 @@ public protocol TimeSource: Sendable {
   func now(_ clock: SystemClock) -> Duration
   /// A new, disarmed timer on `kind`'s clock.
   func makeTimer(_ kind: Timer.Kind) throws(SystemError) -> any LoopTimer
+  /// Whether the wall clock is synchronised (NTP), or nil when that cannot be read: how far a
+  /// backward step may be trusted depends on it.
+  func isSynchronized() -> Bool?
 }
 
 extension TimeSource {
@@ -32,5 +38,14 @@ public struct SystemTimeSource: TimeSource {
   /// A timerfd (`timerfd_create`).
   public func makeTimer(_ kind: Timer.Kind) throws(SystemError) -> any LoopTimer {
     try Timer(kind)
+  }
+
+  /// The kernel's clock discipline (`adjtimex`): synchronised unless in `TIME_ERROR` or
+  /// flagged `STA_UNSYNC`.
+  public func isSynchronized() -> Bool? {
+    var info = timex()
+    let state = adjtimex(&info)
+    if state < 0 { return nil }
+    return state != TIME_ERROR && (info.status & STA_UNSYNC) == 0
   }
 }

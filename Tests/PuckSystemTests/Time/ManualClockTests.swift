@@ -183,6 +183,26 @@ struct ManualClockTests {
     #expect(harness.log == ["wall clockStepped @0", "mono expired @60", "wall expired @3600"])
   }
 
+  @Test func synchronisationIsSetByTheTest() {
+    let clock = ManualClock()
+    #expect(clock.isSynchronized() == true)
+    clock.setSynchronized(false)
+    #expect(clock.isSynchronized() == false)
+    clock.setSynchronized(nil)
+    #expect(clock.isSynchronized() == nil)
+  }
+
+  @Test func stepsReachWallTimersInArmingOrder() throws {
+    let harness = try Harness()
+    let names = ["c", "a", "d", "b"]
+    for name in names {
+      try harness.timer(name, .wallClock).arm(atUnixSeconds: harness.wallSeconds + 60)
+    }
+    harness.clock.stepWall(by: .seconds(1))
+    try harness.loop.runUntilIdle()
+    #expect(harness.log == names.map { "\($0) clockStepped @0" })
+  }
+
   @Test func releasedTimersLeaveTheClock() throws {
     let clock = ManualClock()
     var timer: (any LoopTimer)? = try clock.makeTimer(.monotonic)
@@ -201,6 +221,8 @@ struct SystemTimeSourceTests {
     #expect(source.now(.monotonic) >= before)
     #expect(source.wallSeconds() > 1_577_836_800)
     #expect(source.now(.boot) >= source.now(.monotonic) - .seconds(1))
+    // Whatever the machine's NTP state, adjtimex answers here.
+    #expect(source.isSynchronized() != nil)
     let loop = try EventLoop<Int>()
     let timer = try source.makeTimer(.monotonic)
     #expect(timer is Timer)
