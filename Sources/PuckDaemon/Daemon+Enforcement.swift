@@ -297,7 +297,7 @@ extension Daemon {
     if let earliest = deadlines.min() {
       do {
         try wallTimer.arm(at: earliest)
-      } catch where error.code == ECANCELED {
+      } catch  where error.code == ECANCELED {
         // The clock was stepped and the timer not yet read: the kernel armed it all the same
         // and consumed the notice, so the wall timer's handler will never see this step. Handle
         // it from the loop (not here: processDue comes back to this function).

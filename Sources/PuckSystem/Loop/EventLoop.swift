@@ -12,6 +12,9 @@ public final class EventLoop<Message: Sendable> {
   private var tokens: [Int32: UInt64] = [:]
   private var nextToken: UInt64 = 1
   private var running = false
+  private var events = [epoll_event](repeating: epoll_event(), count: 32)
+  /// Handlers are dispatched from `events`, so a handler must not run the loop again.
+  private var dispatching = false
   /// Where other threads post messages for the loop thread.
   public let inbox: LoopInbox<Message>
   /// Handles each posted message, on the loop thread.
@@ -60,31 +63,86 @@ public final class EventLoop<Message: Sendable> {
     _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
   }
 
+  /// Calls `handler` with what woke `timer` each time it fires (expired or clock stepped);
+  /// spurious wake-ups are dropped. The loop keeps `timer` until `unwatch(timer.fd)`.
+  public func watch(_ timer: any LoopTimer, handler: @escaping (Timer.Firing) -> Void) throws(SystemError) {
+    try watch(timer.fd) { _ in
+      guard let firing = timer.acknowledge() else { return }
+      handler(firing)
+    }
+  }
+
   /// Runs until `stop()`; handlers run one at a time on this thread.
   public func run() {
     running = true
-    var events = [epoll_event](repeating: epoll_event(), count: 32)
     while running {
-      let count: Int32
-      do throws(SystemError) {
-        count = try systemCall("epoll_wait") { epoll_wait(epoll, &events, Int32(events.count), -1) }
-      } catch {
-        // epoll_wait fails only with EBADF, EFAULT or EINVAL (the funnel retries EINTR): a broken
-        // invariant of the loop itself, never outside input. Trapping lets systemd restart the
-        // daemon (Restart=always), and an open wake-up resumes from disk; limping on could not.
-        fatalError("epoll_wait: \(error)")
-      }
-      for index in 0..<Int(count) {
-        // A handler earlier in this batch may have unwatched this one: look it up afresh.
-        guard running, let entry = handlers[events[index].data.u64] else { continue }
-        entry.handler(events[index].events)
-      }
+      // -1: sleep until a descriptor is ready; an idle daemon makes no wake-ups of its own.
+      _ = dispatchReady(timeoutMilliseconds: -1)
     }
+  }
+
+  /// Runs every handler that is ready now, then those that become ready through them (a
+  /// posted message, a timer armed for a time already past), without ever sleeping: how a test
+  /// drives the loop after moving a `ManualClock`. Returns after `stop()`, or when nothing is
+  /// ready, with the number of handlers run. Throws when still busy after `maxRounds` rounds
+  /// (one `epoll_wait` each), so a handler that keeps re-arming itself fails the test instead
+  /// of hanging it.
+  @discardableResult
+  public func runUntilIdle(maxRounds: Int = 1_000) throws(EventLoopBusy) -> Int {
+    running = true
+    var handled = 0
+    for _ in 0..<maxRounds {
+      let (ready, ran) = dispatchReady(timeoutMilliseconds: 0)
+      handled += ran
+      if ready == 0 || !running { return handled }
+    }
+    throw EventLoopBusy(rounds: maxRounds, handled: handled)
+  }
+
+  /// One `epoll_wait` and its handlers: how many descriptors were ready, and how many
+  /// handlers ran.
+  private func dispatchReady(timeoutMilliseconds: Int32) -> (ready: Int, ran: Int) {
+    precondition(!dispatching, "the loop was run again from inside one of its handlers")
+    dispatching = true
+    defer { dispatching = false }
+    let count: Int32
+    do throws(SystemError) {
+      count = try systemCall("epoll_wait") {
+        epoll_wait(epoll, &events, Int32(events.count), timeoutMilliseconds)
+      }
+    } catch {
+      // epoll_wait fails only with EBADF, EFAULT or EINVAL (the funnel retries EINTR): a broken
+      // invariant of the loop itself, never outside input. Trapping lets systemd restart the
+      // daemon (Restart=always), and an open wake-up resumes from disk; limping on could not.
+      fatalError("epoll_wait: \(error)")
+    }
+    var ran = 0
+    for index in 0..<Int(count) {
+      // A handler earlier in this batch may have unwatched this one: look it up afresh.
+      guard running, let entry = handlers[events[index].data.u64] else { continue }
+      entry.handler(events[index].events)
+      ran += 1
+    }
+    return (Int(count), ran)
   }
 
   /// Makes `run()` return after the current handler.
   public func stop() {
     running = false
+  }
+}
+
+/// `EventLoop.runUntilIdle(maxRounds:)` was still finding ready handlers after its last
+/// round: something re-arms or re-posts itself without end.
+public struct EventLoopBusy: Error, Sendable, CustomStringConvertible {
+  /// The rounds it ran.
+  public let rounds: Int
+  /// The handlers it ran in them.
+  public let handled: Int
+
+  /// `event loop still busy after 1000 rounds (31977 handlers)`.
+  public var description: String {
+    "event loop still busy after \(rounds) rounds (\(handled) handlers)"
   }
 }
 

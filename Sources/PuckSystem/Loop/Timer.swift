@@ -6,7 +6,7 @@ import Glibc
 /// timer armed for the old clock; durations (ring timeout, idle clients) use `CLOCK_MONOTONIC`.
 public final class Timer {
   /// Which clock a timer runs on.
-  public enum Kind {
+  public enum Kind: Sendable {
     /// Absolute wall-clock deadlines that notice clock steps.
     case wallClock
     /// Relative durations on the monotonic clock.
@@ -14,7 +14,7 @@ public final class Timer {
   }
 
   /// What a timer wake-up means.
-  public enum Firing {
+  public enum Firing: Sendable {
     /// The deadline passed.
     case expired
     /// The wall clock was stepped (settimeofday, NTP step); recompute deadlines.

@@ -1,0 +1,92 @@
+import Glibc
+import Testing
+
+@testable import PuckSystem
+
+struct RunUntilIdleTests {
+  @Test func returnsAtOnceWhenNothingIsReady() throws {
+    let loop = try EventLoop<Int>()
+    #expect(try loop.runUntilIdle() == 0)
+  }
+
+  @Test func deliversPostedMessagesAndTheirCascade() throws {
+    let loop = try EventLoop<Int>()
+    var received: [Int] = []
+    loop.onMessage = { message in
+      received.append(message)
+      // Each message posts the next: all of them arrive within the one run.
+      if message < 5 { loop.inbox.post(message + 1) }
+    }
+    loop.inbox.post(1)
+    try loop.runUntilIdle()
+    #expect(received == [1, 2, 3, 4, 5])
+  }
+
+  @Test func aHandlerArmingADueTimerFiresInTheSameRun() throws {
+    let clock = ManualClock()
+    let loop = try EventLoop<Int>()
+    let first = try clock.makeTimer(.monotonic)
+    let second = try clock.makeTimer(.monotonic)
+    var log: [String] = []
+    try loop.watch(first) { _ in
+      log.append("first")
+      try? second.arm(after: .zero)
+    }
+    try loop.watch(second) { _ in log.append("second") }
+    try first.arm(after: .seconds(1))
+    clock.advance(by: .seconds(1))
+    #expect(try loop.runUntilIdle() == 2)
+    #expect(log == ["first", "second"])
+  }
+
+  @Test func aSelfRearmingHandlerHitsTheBound() throws {
+    let clock = ManualClock()
+    let loop = try EventLoop<Int>()
+    let timer = try clock.makeTimer(.monotonic)
+    var count = 0
+    try loop.watch(timer) { _ in
+      count += 1
+      try? timer.arm(after: .zero)
+    }
+    try timer.arm(after: .zero)
+    #expect(throws: EventLoopBusy.self) { try loop.runUntilIdle(maxRounds: 50) }
+    #expect(count == 50)
+    timer.disarm()
+    #expect(try loop.runUntilIdle() == 0)
+  }
+
+  @Test func deliversReadyDescriptors() throws {
+    let loop = try EventLoop<Int>()
+    var fds: [Int32] = [0, 0]
+    #expect(pipe(&fds) == 0)
+    defer {
+      close(fds[0])
+      close(fds[1])
+    }
+    var read = 0
+    try loop.watch(fds[0]) { _ in
+      var byte: UInt8 = 0
+      read += Glibc.read(fds[0], &byte, 1)
+    }
+    var byte: UInt8 = 7
+    #expect(write(fds[1], &byte, 1) == 1)
+    try loop.runUntilIdle()
+    #expect(read == 1)
+  }
+
+  @Test func stopEndsTheRun() throws {
+    let loop = try EventLoop<Int>()
+    var received: [Int] = []
+    loop.onMessage = { message in
+      received.append(message)
+      loop.stop()
+      loop.inbox.post(message + 1)
+    }
+    loop.inbox.post(1)
+    try loop.runUntilIdle()
+    #expect(received == [1])
+    // The next run picks up where the stopped one left off.
+    try loop.runUntilIdle()
+    #expect(received == [1, 2])
+  }
+}
