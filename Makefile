@@ -12,7 +12,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libaso
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps demo test lint format clean bench fuzz
+.PHONY: all build deps test-deps demo test lint format clean bench fuzz fuzz-long check-fuzz
 
 all: build
 
@@ -183,4 +183,12 @@ check-trixie-deb:
 # Coverage-guided fuzzing of the parsers that read outside input (fuzz/README.md). Not part of
 # `make test`: it runs for minutes and needs nothing the tests do not.
 fuzz:
-	fuzz/run 30
+	fuzz/run 120
+
+# Every target until it has run 10^7 inputs, two at a time (hours; docs/RELIABILITY.md).
+fuzz-long:
+	fuzz/long 10000000
+
+# What CI runs: every target 12 s from the checked-in seeds, and the findings' reproducers.
+check-fuzz:
+	.ci/check-fuzz

@@ -18,6 +18,7 @@ let fuzzTargets: [String: (UnsafeBufferPointer<UInt8>) -> Void] = [
   "posixtz": fuzzPosixTZ,
   "document": fuzzDocument,
   "calendar": fuzzCalendar,
+  "history": fuzzHistory,
 ]
 
 nonisolated(unsafe) var selectedTarget: ((UnsafeBufferPointer<UInt8>) -> Void)?
