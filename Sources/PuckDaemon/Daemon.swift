@@ -1,172 +1,137 @@
-import CLinux
-import Dispatch
 import Glibc
 import PuckCore
 import PuckDevices
 import PuckStorage
 import PuckSystem
 
-/// A message from another thread (audio, reader) to the loop.
-enum LoopMessage: Sendable {
-  /// An event of the ringer made `generation`-th (a replaced ringer's late events are ignored).
-  case audio(AudioEvent, generation: Int)
-  /// The result of opening the audio device ahead of time (nil error: it opened).
-  case audioCheck(device: String, error: ALSAError?)
-  /// An event of the reader made `generation`-th (a replaced reader's late events are ignored).
-  case reader(TagReaderEvent, generation: Int)
-  /// The dock button was pressed: a bypass, as `puckctl stop`.
-  case button(DockButton.Event)
-  /// Stop the daemon as SIGTERM would (`DaemonStopper`).
-  case stop
-  /// Record the next slice of missed alarms (posted by the loop to itself, so requests, scans
-  /// and the watchdog get their turn between slices).
-  case recordMissed
-  /// The wall clock was stepped, found while re-arming the wall timer (`ECANCELED`).
-  case clockStepped
-}
-
-/// How the daemon opens its GPIO lines. Nil means the device's own libgpiod line; tests hand in
-/// doubles, since there is no GPIO chip to test against.
-public struct GPIOOpeners: Sendable {
-  public var buzzer: GPIOOutputOpener?
-  public var led: GPIOOutputOpener?
-  public var button: GPIOInputOpener?
-
-  public init(buzzer: GPIOOutputOpener? = nil, led: GPIOOutputOpener? = nil, button: GPIOInputOpener? = nil) {
-    self.buzzer = buzzer
-    self.led = led
-    self.button = button
-  }
-
-  /// The real lines.
-  public static let real = GPIOOpeners()
-}
-
-/// Stops a running daemon from another thread, as SIGTERM would.
-public struct DaemonStopper: Sendable {
-  let inbox: LoopInbox<LoopMessage>
-
-  /// Asks the daemon to shut down cleanly; `run()` then returns.
-  public func stop() {
-    inbox.post(.stop)
-  }
-}
-
-/// `puckd`: owns all mutable state on one event loop thread. The wake-guard machine in PuckCore
-/// decides; this class performs its effects (ring, timers, files) and feeds events back.
+/// `puckd`, the composition root: builds the components, wires them, and runs the loop that
+/// owns them all (docs/DESIGN.md §1, §2). Read it as the table of contents:
+///
+/// - `Settings`: options, config, sound, zone.
+/// - State: `StateFiles` (the directory, its lock, held files), `PairingStore`, `AlarmStore`,
+///   `GuardsFile`, `HistoryJournal`, `StateRetry`.
+/// - Enforcement: `Enforcement` (the wake-guard machine and its effects), `ScheduleKeeper`
+///   (what falls due, the timers), `MissedRecorder` (the missed backlog).
+/// - Devices: `Ringer` (audio and buzzer), `Readers` (libnfc or simulated), `DockLines` (GPIO).
+/// - Control: `ControlServer` (the socket), `RequestRouter`, `PairingFlow`, `RehearsalFlow`.
+/// - `StatusReporter`: status, the alarm list, `STATUS=`, the LED.
 public final class Daemon {
-  var options: DaemonOptions
-  /// Whether `--simulate` was given: then the reader's config is not used, at start-up or on
-  /// reload.
-  let simulateFlag: Bool
-  let loop: EventLoop<LoopMessage>
-  let zones: ZoneInfoDirectory
-  let notifier: SystemdNotifier
-
-  var config: DockConfig = .defaults
-  /// A config file that did not parse: status shows it until fixed (defaults are used meanwhile,
-  /// so a typo never silences the alarm).
-  var configProblem: String?
-  var sound: PCMSound = AlarmTone.sound
-  var soundProblem: String?
-
-  let state: StateDirectory
-  /// Held for the daemon's lifetime: one daemon per state directory.
-  let stateLock: StateDirectoryLock
-  let history: HistoryLog<HistoryEntry>
-  let pairingFile: PairingFile
-  var book = AlarmBook()
-  var record = EnforcementRecord()
-  var machine = WakeGuardMachine()
-  var pairedTag: TagUID?
-  /// The unacknowledged problems of the state files, as status shows them.
-  var stateProblems: [String] = []
-  var pairingProblem: String?
-  /// State files that could not be read: never written over while that lasts.
-  var unreadableFiles = UnreadableStateFiles()
-  /// Why the last history append failed, while closed wake-ups wait in the journal.
-  var historyFailure: String?
-  /// The occurrences whose guards closed in this run: a guards file that reads again later
-  /// does not bring them back.
-  var closedOccurrences: Set<AlarmOccurrence> = []
-  /// Retries the held state files and the waiting history entries (CLOCK_MONOTONIC).
-  let stateRetryTimer: Timer
-
-  var zone: ZoneRules = .utc
-  var zoneName = "UTC"
-
-  /// Next alarm or retry, on CLOCK_REALTIME with CANCEL_ON_SET.
-  let wallTimer: Timer
-  /// The ring timeout, on CLOCK_MONOTONIC.
-  let ringTimer: Timer
+  private let environment: DaemonEnvironment
+  private let loop: EventLoop<LoopMessage>
+  private let signals: SignalSource
+  private let notifier: SystemdNotifier
   /// sd_notify WATCHDOG=1, on CLOCK_MONOTONIC.
-  let watchdogTimer: Timer
-  let signals: SignalSource
-  var server: ControlServer?
-  var localtimeWatch: DirectoryWatch?
-
-  /// The libnfc reader; nil when simulated.
-  var reader: NFCTagReader?
-  /// Counts the readers made, so events of a replaced one are told apart.
-  var readerGeneration = 0
-  var readerHealth = DeviceHealth(.reader, state: .absent, detail: "not started")
-  /// Before each alarm the reader and the audio device are checked (CLOCK_REALTIME).
-  let preAlarmTimer: Timer
-
-  /// GPIO outputs and input; each reports `.absent` when its config section is missing.
-  var buzzer: BuzzerDriver
-  var led: StatusLED
-  var button: DockButton
-
-  let gpio: GPIOOpeners
-  var audio: ALSARinger
-  /// Counts the ringers made, so events of a replaced one are told apart.
-  var audioGeneration = 0
-  var audioHealth = DeviceHealth(.audio, state: .ok, detail: "idle")
-  /// What is ringing now and why: a wake guard, or a `puckctl test` rehearsal.
-  var ringing: RingIdentity?
-  var pairing: PairingSession?
-  var rehearsal: Rehearsal?
-  var exitCode: Int32 = 0
-  /// CLOCK_BOOTTIME deadlines of the retries armed by a bypass in this run, by guard ID.
-  var retryDeadlines: [String: Int64] = [:]
-  var lastStatusLine = ""
-  /// A `.recordMissed` message is waiting in the inbox.
-  var missedSliceQueued = false
-  /// When a request last made the held state files be read again (CLOCK_MONOTONIC).
-  var lastRequestedStateRetry: Duration?
+  private let watchdogTimer: any LoopTimer
+  private let settings: Settings
+  private let files: StateFiles
+  private let pairing: PairingStore
+  private let alarms: AlarmStore
+  private let guardsFile: GuardsFile
+  private let journal: HistoryJournal
+  private let lines: DockLines
+  private let ringer: Ringer
+  private let readers: Readers
+  private let enforcement: Enforcement
+  private let missed: MissedRecorder
+  private let schedule: ScheduleKeeper
+  private let retry: StateRetry
+  private let status: StatusReporter
+  private let pairingFlow: PairingFlow
+  private let rehearsal: RehearsalFlow
+  private let router: RequestRouter
+  private var server: ControlServer?
+  private var localtimeWatch: DirectoryWatch?
 
   /// Sets up everything that can fail before the loop runs; errors here are fatal to start-up
   /// (no state directory, no socket) and the caller exits non-zero so systemd restarts it.
-  public init(options: DaemonOptions, environment: [String: String], gpio: GPIOOpeners = .real) throws {
-    self.options = options
-    simulateFlag = options.simulate
-    self.gpio = gpio
+  public init(options: DaemonOptions, environment: DaemonEnvironment) throws {
+    self.environment = environment
+    let time = environment.time
     // Block the signals before any other thread exists, so every thread inherits the mask.
     signals = try SignalSource([SIGTERM, SIGINT, SIGHUP])
     loop = try EventLoop()
-    zones = ZoneInfoDirectory(environment: environment)
-    notifier = SystemdNotifier(environment: environment)
-    wallTimer = try Timer(.wallClock)
-    ringTimer = try Timer(.monotonic)
-    watchdogTimer = try Timer(.monotonic)
-    preAlarmTimer = try Timer(.wallClock)
-    stateRetryTimer = try Timer(.monotonic)
-    state = try StateDirectory(path: options.stateDirectory)
+    notifier = SystemdNotifier(environment: environment.variables)
+    watchdogTimer = try time.makeTimer(.monotonic)
+    settings = Settings(options: options, zones: environment.zones)
     // Before anything reads or writes state, opens devices or touches the socket: a second
     // daemon must leave the first one's files, reader and clients alone.
-    stateLock = try StateDirectoryLock(state)
+    files = try StateFiles(path: options.stateDirectory) { time.instant }
     guard !controlSocketIsLive(options.socketPath) else { throw ControlSocketInUse(path: options.socketPath) }
-    history = HistoryLog(directory: state)
-    pairingFile = PairingFile(directory: state)
+    pairing = PairingStore(files: files)
+    alarms = AlarmStore(files: files)
+    guardsFile = GuardsFile(files: files)
+    journal = HistoryJournal(files: files)
     let inbox = loop.inbox
-    audio = ALSARinger(device: ALSADevice(name: "default")) { event in
-      inbox.post(.audio(event, generation: 0))
+    lines = DockLines(gpio: environment.gpio) { event in inbox.post(.button(event)) }
+    ringer = Ringer(settings: settings, lines: lines, inbox: inbox, makeAudio: environment.makeAudio)
+    readers = Readers(settings: settings, inbox: inbox, makeReader: environment.makeReader)
+    enforcement = try Enforcement(
+      time: time, settings: settings, pairing: pairing, guardsFile: guardsFile, alarms: alarms,
+      journal: journal,
+      ringer: ringer, lines: lines)
+    missed = MissedRecorder(
+      time: time, settings: settings, guardsFile: guardsFile, alarms: alarms, journal: journal, inbox: inbox)
+    schedule = try ScheduleKeeper(
+      time: time, settings: settings, guardsFile: guardsFile, alarms: alarms, enforcement: enforcement,
+      missed: missed, inbox: inbox)
+    retry = try StateRetry(
+      time: time, files: files, guardsFile: guardsFile, alarms: alarms, pairing: pairing,
+      enforcement: enforcement,
+      schedule: schedule, missed: missed)
+    status = StatusReporter(
+      time: time, settings: settings, files: files, guardsFile: guardsFile, alarms: alarms, pairing: pairing,
+      journal: journal, enforcement: enforcement, schedule: schedule, ringer: ringer, readers: readers,
+      lines: lines, notifier: notifier)
+    pairingFlow = PairingFlow(
+      time: time, loop: loop, settings: settings, store: pairing, enforcement: enforcement)
+    rehearsal = RehearsalFlow(time: time, loop: loop, ringer: ringer, readers: readers, status: status)
+    router = RequestRouter(
+      time: time, settings: settings, files: files, guardsFile: guardsFile, alarms: alarms, journal: journal,
+      enforcement: enforcement, schedule: schedule, retry: retry, status: status, readers: readers,
+      pairing: pairingFlow, rehearsal: rehearsal)
+    wire()
+  }
+
+  /// The convenience form: the real machine, with GPIO lines from `gpio`.
+  public convenience init(options: DaemonOptions, environment: [String: String], gpio: GPIOOpeners = .real)
+    throws
+  {
+    var real = DaemonEnvironment.real(variables: environment)
+    real.gpio = gpio
+    try self.init(options: options, environment: real)
+  }
+
+  /// The back edges between components: each is told whom to notify, never handed the others.
+  private func wire() {
+    files.onHeld = { [unowned self] in self.retry.arm() }
+    ringer.onChange = { [unowned self] in self.status.update() }
+    readers.onChange = { [unowned self] in self.status.update() }
+    readers.wakeUpIsOpen = { [unowned self] in self.enforcement.isOpen }
+    readers.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh) }
+    router.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh) }
+    enforcement.willRing = { [unowned self] in self.rehearsal.end(interrupted: true) }
+    enforcement.afterEvent = { [unowned self] changed in
+      // Pairing is refused while a wake-up is open (docs/DESIGN.md P3).
+      self.pairingFlow.wakeUpOpened()
+      if changed { self.schedule.refresh() }
     }
-    // Placeholders until the config is read: no lines are requested without a section.
-    buzzer = BuzzerDriver(settings: nil)
-    led = StatusLED(settings: nil)
-    button = DockButton(settings: nil) { _ in }
+    enforcement.onJournalChanged = { [unowned self] in self.retry.arm() }
+    missed.save = { [unowned self] in self.enforcement.save() }
+    missed.onFailure = { [unowned self] in self.retry.arm() }
+    missed.onRecorded = { [unowned self] in self.status.update() }
+    schedule.onRefresh = { [unowned self] in
+      self.updateReaderPolling()
+      self.status.update()
+    }
+    schedule.preAlarmCheck = { [unowned self] in
+      self.readers.checkHealth()
+      self.ringer.checkDevice()
+    }
+    retry.onRetried = { [unowned self] in self.status.update() }
+    pairingFlow.onChange = { [unowned self] in
+      self.updateReaderPolling()
+      self.status.update()
+    }
   }
 
   /// A handle that stops this daemon from another thread.
@@ -175,381 +140,178 @@ public final class Daemon {
   /// Loads state, resumes open guards, starts listening, tells systemd, and runs until SIGTERM.
   /// Returns the process exit code.
   public func run() throws -> Int32 {
+    try start()
+    loop.run()
+    shutdown()
+    return DaemonExitCode.success.rawValue
+  }
+
+  /// Everything `run` does before the loop runs: after it, the daemon is ready (`READY=1`).
+  /// In-process tests call it and then drive the loop themselves (`EventLoop.runUntilIdle`).
+  func start() throws {
+    let options = settings.options
     Log.notice(
       "puckd \(ProductVersion.current) starting\(options.simulate ? " in SIMULATED mode (no reader)" : ""); "
         + "state \(options.stateDirectory), socket \(options.socketPath)")
-    loadConfig(reloading: false)
-    if case .simulated = config.reader.device, !options.simulate {
-      // `device = simulated` in the config is as explicit as the flag.
-      Log.notice("[reader] device = simulated: running without a reader")
-      options.simulate = true
-    }
-    reloadZone()
+    settings.load(reloading: false)
+    ringer.applySettings()
+    settings.reloadZone()
     loadState()
-    startReader()
-    startGPIO()
+    readers.start()
+    lines.start(settings.config)
 
     loop.onMessage = { [unowned self] message in self.received(message) }
     try loop.watch(signals.fd) { [unowned self] _ in
       for signal in self.signals.drain() { self.received(signal: signal) }
     }
-    try loop.watch(wallTimer.fd) { [unowned self] _ in
-      guard let firing = self.wallTimer.acknowledge() else { return }
-      if firing == .clockStepped { self.clockStepped() }
-      self.processDue()
-    }
-    try loop.watch(preAlarmTimer.fd) { [unowned self] _ in
-      guard self.preAlarmTimer.acknowledge() == .expired else { return }
-      self.reader?.checkHealth()
-      self.checkAudioDevice()
-    }
-    try loop.watch(stateRetryTimer.fd) { [unowned self] _ in
-      guard self.stateRetryTimer.acknowledge() != nil else { return }
-      self.retryStateFiles()
-    }
-    try loop.watch(ringTimer.fd) { [unowned self] _ in
-      guard self.ringTimer.acknowledge() != nil else { return }
-      Log.notice("nobody stopped the ring within \(self.config.enforcement.ringTimeout); counting a bypass")
-      self.handle(.ringTimeout)
-    }
+    try schedule.watch(on: loop)
+    try enforcement.watch(on: loop)
+    try retry.watch(on: loop)
     watchLocaltime()
     try startWatchdog()
 
     // Resume what was open when the daemon last stopped (crash, kill -9, power loss), then ring
     // or record whatever fell due while it was down.
-    handle(.daemonStarted)
-    processDue()
+    enforcement.handle(.daemonStarted)
+    schedule.processDue()
     // One slice now, so a short downtime is fully recorded before READY; the rest of a long
     // one follows on the loop, with the socket answering between slices.
-    recordMissedSlice()
-    checkAudioDevice()
+    missed.recordSlice()
+    ringer.checkDevice()
 
-    try makeSocketDirectory()
+    try makeSocketDirectory(for: options.socketPath)
     server = try ControlServer(
-      path: options.socketPath, loop: loop,
-      isPrivileged: { [unowned self] peer in self.role(of: peer) >= .member }
+      path: options.socketPath, time: environment.time, loop: loop,
+      isPrivileged: { [unowned self] peer in self.router.role(of: peer) >= .member }
     ) { [unowned self] client, request in
-      self.received(request, from: client)
+      self.router.received(request, from: client)
     }
-    server?.onClose = { [unowned self] client in self.clientClosed(client) }
-    notifier.send("READY=1\nSTATUS=\(statusLine())")
+    server?.onClose = { [unowned self] client in
+      self.pairingFlow.clientClosed(client)
+      self.rehearsal.clientClosed(client)
+    }
+    status.ready()
     Log.info("listening on \(options.socketPath)")
-    loop.run()
-    shutdown()
-    return exitCode
+  }
+
+  /// Loads each state file on its own, the open guards first: whatever fails to read, an open
+  /// wake-up rings (issue 8 item 4).
+  private func loadState() {
+    files.removeStaleTemporaryFiles()
+    guardsFile.load(now: environment.time.instant, grace: settings.config.enforcement.missedGrace)
+    enforcement.load()
+    alarms.load()
+    pairing.load()
+    files.refreshProblems()
+  }
+
+  /// A tag from the reader or a simulated scan: to pairing if it is waiting, else to the guard.
+  private func tagScanned(_ uid: TagUID, fresh: Bool) {
+    if pairingFlow.isWaiting {
+      pairingFlow.scanned(uid, fresh: fresh)
+    } else {
+      enforcement.tagScanned(uid, fresh: fresh)
+    }
+  }
+
+  /// The reader polls (RF field on) only while a wake-up is open or a pairing waits for a tag.
+  private func updateReaderPolling() {
+    readers.setPolling(enforcement.isOpen || pairingFlow.isWaiting)
   }
 
   private func received(signal: Int32) {
     switch signal {
     case SIGHUP:
-      Log.notice("SIGHUP: reloading \(options.configPath)")
-      let gpioBefore = (config.buzzer, config.button, config.led)
-      let readerBefore = config.reader.device
-      loadConfig(reloading: true)
-      if gpioBefore != (config.buzzer, config.button, config.led) { startGPIO() }
-      reloadReader(from: readerBefore)
-      reloadZone()
-      refreshSchedule()
-      checkAudioDevice()
+      Log.notice("SIGHUP: reloading \(settings.options.configPath)")
+      let before = settings.config
+      settings.load(reloading: true)
+      ringer.applySettings()
+      let config = settings.config
+      if (before.buzzer, before.button, before.led) != (config.buzzer, config.button, config.led) {
+        lines.start(config)
+        ringer.linesReplaced()
+      }
+      readers.reload(from: before.reader.device)
+      settings.reloadZone()
+      schedule.refresh()
+      ringer.checkDevice()
     default:
       Log.notice("signal \(signal): shutting down; open wake-ups stay open on disk")
       loop.stop()
     }
   }
 
+  private func received(_ message: LoopMessage) {
+    switch message {
+    case .audio(let event, let generation): ringer.received(event, generation: generation)
+    case .audioCheck(let device, let error): ringer.deviceChecked(device, error: error)
+    case .reader(let event, let generation): readers.received(event, generation: generation)
+    case .stop:
+      Log.notice("stop requested: shutting down; open wake-ups stay open on disk")
+      loop.stop()
+    case .recordMissed: missed.sliceDue()
+    case .clockStepped:
+      enforcement.clockStepped()
+      schedule.processDue()
+    case .button(.pressed):
+      Log.notice("dock button pressed")
+      if rehearsal.isRunning {
+        rehearsal.end(interrupted: true)
+      } else {
+        enforcement.handle(.bypass)
+      }
+    }
+  }
+
   /// Clean exit: ring stopped (PCM dropped), state flushed, guards left open on disk.
   private func shutdown() {
     notifier.send("STOPPING=1")
-    audio.stop()
-    buzzer.shutdown()
-    led.shutdown()
-    _ = button.stop()
-    reader?.stop()
-    _ = audio.waitUntilStopped(timeout: .seconds(2))
-    saveRecord()
+    ringer.stopAudio()
+    lines.shutdown()
+    readers.stop()
+    ringer.waitUntilStopped(timeout: .seconds(2))
+    enforcement.save()
     server?.shutdown()
     Log.notice("puckd stopped")
   }
 
-  private func received(_ message: LoopMessage) {
-    switch message {
-    case .audio(let event, let generation):
-      // A replaced ringer's last words (its `.stopped`) say nothing about the current one.
-      guard generation == audioGeneration else { return }
-      audioEvent(event)
-    case .audioCheck(let device, let error):
-      guard ringing == nil, rehearsal == nil, device == config.audio.device else { return }
-      if let error {
-        audioHealth = DeviceHealth(.audio, state: .fault, detail: "cannot open \(device): \(error)")
-        Log.error("audio: the device \(device) does not open: \(error) — an alarm would have no sound")
-      } else {
-        audioHealth = DeviceHealth(.audio, state: .ok, detail: "\(device) opens")
-      }
-      updateStatus()
-    case .reader(let event, let generation):
-      guard generation == readerGeneration else { return }
-      readerEvent(event)
-    case .stop:
-      Log.notice("stop requested: shutting down; open wake-ups stay open on disk")
-      loop.stop()
-    case .recordMissed:
-      missedSliceQueued = false
-      recordMissedSlice()
-    case .clockStepped:
-      clockStepped()
-      processDue()
-    case .button(.pressed):
-      Log.notice("dock button pressed")
-      if rehearsal != nil {
-        endRehearsal(interrupted: true)
-      } else {
-        handle(.bypass)
-      }
-    }
-  }
-
-  private func audioEvent(_ event: AudioEvent) {
-    switch event {
-    case .playing(let device, let rate, let channels):
-      audioHealth = DeviceHealth(
-        .audio, state: .ok, detail: "playing on \(device) (\(rate) Hz, \(channels) ch)")
-      Log.info("audio: playing on \(device)")
-    case .fault(let fault):
-      audioHealth = DeviceHealth(.audio, state: .fault, detail: fault.description)
-      logAudioFault(fault)
-    case .stopped, .finished:
-      if audioHealth.state == .ok {
-        audioHealth.detail = "idle on \(config.audio.device)"
-      } else {
-        // The device failed during the ring that just ended: check it again now it is free.
-        checkAudioDevice()
-      }
-    }
-    updateStatus()
-  }
-
-  /// Says what is really true of a ring whose audio failed: the buzzer carries it only if one is
-  /// configured and working; otherwise nobody hears anything, which is the worst state the dock
-  /// can be in while a wake-up is open, and is logged as critical.
-  private func logAudioFault(_ fault: AudioFault) {
-    guard ringing != nil else {
-      Log.error("audio: \(fault.description)")
-      return
-    }
-    if buzzer.health.state == .ok && buzzer.isRinging {
-      Log.error("audio: \(fault.description) — the buzzer still rings; audio is retried")
-    } else {
-      Log.critical(
-        "audio: \(fault.description) — NOTHING is audible: the audio failed and no buzzer works "
-          + "(\(buzzer.health.detail)); audio is retried")
-    }
-  }
-
-  // MARK: - Config, zone, state
-
-  func loadConfig(reloading: Bool) {
-    do {
-      config = try ConfigFile.load(options.configPath)
-      configProblem = nil
-    } catch {
-      configProblem = "config: \(error)"
-      Log.error(
-        "\(error)\(reloading ? "; keeping the previous settings" : "; using defaults until it is fixed")")
-      if !reloading { config = .defaults }
-    }
-    // Load the sound now, never at fire time; the built-in tone is always there.
-    sound = AlarmTone.sound
-    soundProblem = nil
-    if let path = config.audio.sound {
-      do {
-        sound = try SoundFile.load(path: path)
-      } catch {
-        soundProblem = "sound file: \(error); the built-in tone will ring instead"
-        Log.error(soundProblem ?? "")
-      }
-    }
-    if audio.device.name != config.audio.device {
-      replaceRinger()
-    } else if ringing == nil && rehearsal == nil {
-      audioHealth = DeviceHealth(.audio, state: .ok, detail: "idle on \(config.audio.device)")
-    }
-  }
-
-  /// Puts a ringer on the configured `[audio] device` in place of the current one. A ring (or
-  /// rehearsal) going on moves to the new device at once, at full volume (it has been ringing:
-  /// the volume never drops back to the start of the ramp), so what status says plays is what
-  /// plays; the old device is dropped. Events of the old ringer are ignored from here on.
-  private func replaceRinger() {
-    let before = audio.device.name
-    let playing = ringing != nil || rehearsal != nil
-    if playing { audio.stop() }
-    audioGeneration += 1
-    let generation = audioGeneration
-    let inbox = loop.inbox
-    audio = ALSARinger(device: ALSADevice(name: config.audio.device)) { event in
-      inbox.post(.audio(event, generation: generation))
-    }
-    guard playing else {
-      audioHealth = DeviceHealth(.audio, state: .ok, detail: "idle on \(config.audio.device)")
-      return
-    }
-    Log.notice(
-      "audio: the device changed from \(before) to \(config.audio.device) mid-ring; the ring moves to it")
-    audioHealth = DeviceHealth(
-      .audio, state: .ok, detail: "starting on \(config.audio.device) (moved from \(before))")
-    audio.start(sound: sound, startVolume: 1, ramp: .zero)
-  }
-
-  /// Opens the audio device once, off the loop thread, so status can say before an alarm
-  /// whether it would sound (docs/DESIGN.md D9: checked ahead, not at fire time).
-  func checkAudioDevice() {
-    guard ringing == nil, rehearsal == nil else { return }
-    let ringer = audio
-    let inbox = loop.inbox
-    DispatchQueue.global().async {
-      do throws(ALSAError) {
-        try ringer.checkDevice()
-        inbox.post(.audioCheck(device: ringer.device.name, error: nil))
-      } catch {
-        inbox.post(.audioCheck(device: ringer.device.name, error: error))
-      }
-    }
-  }
-
-  /// Re-reads the system zone from the tz database (a tzdata update or a new /etc/localtime
-  /// takes effect here); keeps the previous rules if it cannot be read.
-  func reloadZone() {
-    do {
-      zone = try zones.systemZone()
-      zoneName = zones.systemZoneName() ?? zone.name
-    } catch {
-      Log.error("time zone: \(error); keeping \(zoneName)")
-    }
-  }
-
-  /// Loads each state file on its own, the open guards first: whatever fails to read, an open
-  /// wake-up rings (issue 8 item 4).
-  private func loadState() {
-    removeStaleTemporaryFiles()
-    let loadedRecord = loadDocument(EnforcementRecord.fileName, as: EnforcementRecord.self)
-    record = loadedRecord ?? EnforcementRecord()
-    if loadedRecord == nil && unreadableFiles.contains(EnforcementRecord.fileName) {
-      // Nothing says what was already handled: count from the start of the grace, so an alarm
-      // that fell due just before this start still rings (twice, at worst: the lesser harm).
-      record.scheduledThrough = now.adding(.zero - config.enforcement.missedGrace)
-    }
-    machine = WakeGuardMachine(guards: record.guards, pendingHistory: record.pendingHistory)
-    book = loadDocument(AlarmBook.fileName, as: AlarmBook.self) ?? AlarmBook()
-    loadPairing()
-    // Entries journaled by a run that crashed before recording them.
-    if !machine.pendingHistory.isEmpty { flushPendingHistory() }
-    refreshStateProblems()
-  }
-
-  /// Re-reads the recorded state problems. Problems are only recorded while files are read
-  /// (start-up, a history request) and cleared by `acknowledge`, so status uses this copy
-  /// instead of reading problems.json on every update.
-  func refreshStateProblems() {
-    stateProblems = ((try? state.problems()) ?? []).map(\.description)
-  }
-
-  func loadPairing() {
-    do {
-      let loaded = try pairingFile.load()
-      pairedTag = loaded.value?.uid
-      pairingProblem = nil
-      unreadableFiles.remove(PairingFile.name)
-      logProblems(loaded.problems)
-      if let tag = pairedTag { Log.info("paired tag \(tag.masked)") }
-    } catch {
-      pairedTag = nil
-      pairingProblem = "\(error)"
-      Log.error("\(error)")
-      // A refused file (owner, mode, type) is replaced by pairing again, deliberately; a file
-      // that could not be read may hold a good pairing and is not written over.
-      if case .fileSystem = error {
-        unreadableFiles.add(PairingFile.name, error: error)
-        armStateRetry()
-      } else {
-        unreadableFiles.remove(PairingFile.name)
-      }
-    }
-  }
-
-  private func logProblems(_ problems: [StateProblem]) {
-    for problem in problems { Log.error("state: \(problem)") }
-  }
-
-  func saveRecord() {
-    record.guards = machine.guards
-    record.pendingHistory = machine.pendingHistory
-    guard !unreadableFiles.contains(EnforcementRecord.fileName) else {
-      Log.warning(
-        "open wake-ups not saved: \(EnforcementRecord.fileName) could not be read and is not written over (retried)"
-      )
-      return
-    }
-    do {
-      try state.save(record, name: EnforcementRecord.fileName)
-    } catch {
-      Log.error("could not save open wake-ups: \(error)")
-    }
-  }
-
-  func saveBook() throws(StorageError) {
-    if let refusal = unreadableFiles.refusal(toWrite: AlarmBook.fileName) { throw refusal }
-    try state.save(book, name: AlarmBook.fileName)
-  }
-
-  private func makeSocketDirectory() throws {
-    let directory = String(
-      options.socketPath[..<(options.socketPath.lastIndex(of: "/") ?? options.socketPath.startIndex)])
-    guard !directory.isEmpty else { return }
-    var path = ""
-    for component in directory.split(separator: "/") {
-      path += "/" + component
-      do throws(SystemError) {
-        try systemCall("mkdir \(path)") { mkdir(path, 0o755) }
-      } catch {
-        if error.code != EEXIST { throw error }
-      }
-    }
-  }
-
+  /// /etc/localtime is replaced (not written) by timedatectl: its directory is watched.
   private func watchLocaltime() {
-    // /etc/localtime is replaced (not written) by timedatectl: watch the directory for it.
-    guard let watch = try? DirectoryWatch(directory: "/etc") else { return }
+    let link = settings.zoneLink
+    guard let watch = try? DirectoryWatch(directory: link.directory) else { return }
     localtimeWatch = watch
     try? loop.watch(watch.fd) { [unowned self] _ in
-      let changed = !watch.changedNames().isDisjoint(with: ["localtime", "timezone"])
-      if changed {
-        let before = self.zoneName
-        self.reloadZone()
-        Log.notice("time zone changed (\(before) → \(self.zoneName)); recomputing alarms")
-        self.refreshSchedule()
-      }
+      guard !watch.changedNames().isDisjoint(with: link.names) else { return }
+      let before = self.settings.zoneName
+      self.settings.reloadZone()
+      Log.notice("time zone changed (\(before) → \(self.settings.zoneName)); recomputing alarms")
+      self.schedule.refresh()
     }
   }
 
   private func startWatchdog() throws {
     guard let interval = notifier.watchdogInterval else { return }
     try watchdogTimer.arm(after: interval)
-    try loop.watch(watchdogTimer.fd) { [unowned self] _ in
-      guard self.watchdogTimer.acknowledge() != nil else { return }
+    try loop.watch(watchdogTimer) { [unowned self] _ in
       self.notifier.send("WATCHDOG=1")
       try? self.watchdogTimer.arm(after: interval)
       // A reader thread stuck inside libnfc is found here and reported as a fault.
-      _ = self.reader?.checkProgress()
+      self.readers.refreshProgress()
     }
   }
 }
 
-extension AlarmBook {
-  /// Its file in the state directory.
-  static let fileName = "alarms.json"
-}
-
-extension EnforcementRecord {
-  /// Its file in the state directory.
-  static let fileName = "guards.json"
+/// Creates the socket's directory and its parents (mode 0755).
+private func makeSocketDirectory(for socketPath: String) throws {
+  let directory = String(socketPath[..<(socketPath.lastIndex(of: "/") ?? socketPath.startIndex)])
+  guard !directory.isEmpty else { return }
+  var path = ""
+  for component in directory.split(separator: "/") {
+    path += "/" + component
+    do throws(SystemError) {
+      try systemCall("mkdir \(path)") { mkdir(path, 0o755) }
+    } catch {
+      if error.code != EEXIST { throw error }
+    }
+  }
 }

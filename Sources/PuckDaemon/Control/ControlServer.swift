@@ -43,19 +43,20 @@ final class ControlServer {
     fileprivate var sent = 0
     /// The request deadline until the request is in, then the progress deadline of a reply
     /// waiting for the peer to read.
-    fileprivate let deadline: Timer
+    fileprivate let deadline: any LoopTimer
     fileprivate var closeAfterFlush = false
     fileprivate weak var server: ControlServer?
 
-    fileprivate init(id: UInt64, fd: Int32, peer: PeerCredentials, isPrivileged: Bool, server: ControlServer)
-      throws(SystemError)
-    {
+    fileprivate init(
+      id: UInt64, fd: Int32, peer: PeerCredentials, isPrivileged: Bool, server: ControlServer,
+      deadline: any LoopTimer
+    ) {
       self.id = id
       self.fd = fd
       self.peer = peer
       self.isPrivileged = isPrivileged
       self.server = server
-      deadline = try Timer(.monotonic)
+      self.deadline = deadline
     }
 
     /// Sends one reply line; a final reply (`ok` set) closes the connection once written.
@@ -104,7 +105,8 @@ final class ControlServer {
   /// Whether "every unprivileged slot is taken" was logged since the last free slot.
   private var loggedFull = false
   /// Re-enables accepting after a pause.
-  private let resumeTimer: Timer
+  private let resumeTimer: any LoopTimer
+  private let time: any TimeSource
   private let isPrivileged: (PeerCredentials) -> Bool
   private let onRequest: (Client, Result<ControlCommand, ControlFailure>) -> Void
 
@@ -112,14 +114,16 @@ final class ControlServer {
   /// decided per request from the peer's credentials, not by the file mode. `isPrivileged` says
   /// whether a peer may use the reserved slots (root and the `puckalarm` group).
   init(
-    path: String, loop: EventLoop<LoopMessage>, isPrivileged: @escaping (PeerCredentials) -> Bool,
+    path: String, time: any TimeSource, loop: EventLoop<LoopMessage>,
+    isPrivileged: @escaping (PeerCredentials) -> Bool,
     onRequest: @escaping (Client, Result<ControlCommand, ControlFailure>) -> Void
   ) throws(SystemError) {
     self.path = path
     self.loop = loop
     self.isPrivileged = isPrivileged
     self.onRequest = onRequest
-    resumeTimer = try Timer(.monotonic)
+    self.time = time
+    resumeTimer = try time.makeTimer(.monotonic)
     listener = try systemCall("socket") {
       socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
     }
@@ -241,7 +245,9 @@ final class ControlServer {
     nextClientID += 1
     let client: Client
     do {
-      client = try Client(id: id, fd: fd, peer: peer, isPrivileged: privileged, server: self)
+      client = Client(
+        id: id, fd: fd, peer: peer, isPrivileged: privileged, server: self,
+        deadline: try time.makeTimer(.monotonic))
     } catch {
       Log.warning("control socket: \(error)")
       close(fd)

@@ -141,6 +141,14 @@ public final class ALSARinger: AudioOutput {
     state.withLock { $0.latest }?.statistics
   }
 
+  /// The PCM's name.
+  public var deviceName: String { device.name }
+
+  /// `checkDevice` with the built-in tone's format.
+  public func checkOpens() throws(ALSAError) {
+    try checkDevice(channels: 1, sampleRate: AlarmTone.sampleRate)
+  }
+
   /// Checks ahead of an alarm that the device opens and takes this format: opens, configures
   /// and closes it on the calling thread (`snd_pcm_open`, `snd_pcm_set_params`, `snd_pcm_close`).
   /// Call it while idle: a hardware device cannot be opened twice.

@@ -10,6 +10,13 @@ public protocol AudioOutput: AnyObject, Sendable {
   func stop()
   /// What the output is doing, for status.
   var health: AudioHealth { get }
+  /// The device it plays on, as the config names it.
+  var deviceName: String { get }
+  /// Checks ahead of an alarm that the device opens and takes the ring's format, on the
+  /// calling thread. Call it while idle.
+  func checkOpens() throws(ALSAError)
+  /// Waits until the latest ring has closed the device, or `timeout` passed; true when it has.
+  func waitUntilStopped(timeout: Duration) -> Bool
 }
 
 /// What an audio output is doing, for status.

@@ -84,12 +84,12 @@ public final class NFCTagReader: TagReader {
   /// the old one to close its device before opening its own. So the caller's thread never
   /// waits on a libnfc call, and unless the old thread is stuck in libnfc for longer than that,
   /// two threads never talk to the same chip. Calling it again does nothing.
-  public func start(after previous: NFCTagReader?) {
+  public func start(after previous: (any TagReader)?) {
     previous?.requestStop()
     guard control.markStarted() else { return }
     let configuration = self.configuration
     let control = self.control
-    let previousControl = previous?.control
+    let previousControl = (previous as? NFCTagReader)?.control
     let status = DetachedThread.start {
       if let previousControl { _ = previousControl.waitUntilFinished(timeout: Self.stopLimit) }
       var loop = ReaderPollLoop(configuration: configuration, control: control)

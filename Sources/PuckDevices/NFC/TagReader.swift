@@ -24,6 +24,13 @@ public protocol TagReader: AnyObject, Sendable {
   /// idles as `setEnabled` says. Call once.
   func start()
 
+  /// Starts in place of `previous` (a reader replaced on reload): asks `previous` to stop and
+  /// returns at once; the new reader opens its device once the old one has let go of it.
+  func start(after previous: (any TagReader)?)
+
+  /// Asks the reader to stop, close the device and end, and returns at once.
+  func requestStop()
+
   /// Polls for tags (RF field on) while enabled; otherwise the field is off and the reader is
   /// not polled, only probed for health now and then. The daemon enables it while a wake guard
   /// is open or a pairing is waiting for a tag. Each enabling starts a new presence baseline:

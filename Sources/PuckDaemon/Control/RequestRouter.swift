@@ -1,0 +1,183 @@
+import Glibc
+import PuckCore
+import PuckStorage
+import PuckSystem
+
+/// Answers the control socket's requests (docs/DESIGN.md §7): checks the role the command
+/// needs (the core's `CommandTable`), lets `StateRetry` try held files first, and hands each
+/// command to the component that owns it.
+final class RequestRouter {
+  let time: any TimeSource
+  let settings: Settings
+  let files: StateFiles
+  let guardsFile: GuardsFile
+  let alarms: AlarmStore
+  let journal: HistoryJournal
+  let enforcement: Enforcement
+  let schedule: ScheduleKeeper
+  let retry: StateRetry
+  let status: StatusReporter
+  let readers: Readers
+  let pairing: PairingFlow
+  let rehearsal: RehearsalFlow
+  /// Where a simulated scan goes (pairing first, else the guards).
+  var onScan: (TagUID, Bool) -> Void = { _, _ in }
+
+  init(
+    time: any TimeSource, settings: Settings, files: StateFiles, guardsFile: GuardsFile, alarms: AlarmStore,
+    journal: HistoryJournal, enforcement: Enforcement, schedule: ScheduleKeeper, retry: StateRetry,
+    status: StatusReporter, readers: Readers, pairing: PairingFlow, rehearsal: RehearsalFlow
+  ) {
+    self.time = time
+    self.settings = settings
+    self.files = files
+    self.guardsFile = guardsFile
+    self.alarms = alarms
+    self.journal = journal
+    self.enforcement = enforcement
+    self.schedule = schedule
+    self.retry = retry
+    self.status = status
+    self.readers = readers
+    self.pairing = pairing
+    self.rehearsal = rehearsal
+  }
+
+  /// The role a peer holds: root (or, for a development daemon, the user it runs as), a member
+  /// of the `puckalarm` group, or anyone.
+  func role(of peer: PeerCredentials) -> Role {
+    if peer.uid == 0 || peer.uid == geteuid() { return .root }
+    if let group = puckalarmGroup, peer.gid == group || peer.groups.contains(group) { return .member }
+    return .anyone
+  }
+
+  private var puckalarmGroup: UInt32? {
+    guard let entry = getgrnam("puckalarm") else { return nil }
+    return entry.pointee.gr_gid
+  }
+
+  /// One request from the control socket.
+  func received(_ request: Result<ControlCommand, ControlFailure>, from client: ControlServer.Client) {
+    let command: ControlCommand
+    switch request {
+    case .failure(let failure):
+      Log.info("control: bad request from pid \(client.peer.pid): \(failure.message)")
+      client.send(.failure(failure))
+      return
+    case .success(let decoded):
+      command = decoded
+    }
+    let held = role(of: client.peer)
+    guard held >= command.requiredRole else {
+      let who = command.requiredRole == .root ? "root (sudo puckctl …)" : "root or the puckalarm group"
+      Log.notice("control: \(command.name) refused for uid \(client.peer.uid): needs \(who)")
+      client.send(.failure(ControlFailure(.permissionDenied, "\(command.name) needs \(who)")))
+      return
+    }
+    // A state file that could not be read, or a history entry still waiting, is tried again
+    // before the request sees or changes anything; not for anyone's status, which would let
+    // any local user make the loop re-read the history file as fast as they can ask.
+    if held >= .member { retry.retry(before: command) }
+    switch command {
+    case .status:
+      readers.refreshProgress()
+      client.send(ControlReply(ok: true, status: status.dockStatus()))
+    case .alarmList:
+      client.send(ControlReply(ok: true, alarms: status.alarmViews()))
+    case .history(let query): history(query, client: client)
+    case .alarmAdd(let draft): addAlarm(draft, client: client)
+    case .alarmRemove(let id):
+      changeAlarm(id, client: client, verb: "removed") { book, index in book.alarms.remove(at: index) }
+    case .alarmSetEnabled(let id, let enabled): setEnabled(id, enabled, client: client)
+    case .alarmSkip(let id): skipAlarm(id, client: client)
+    case .stop: stop(client: client)
+    case .scan(let uid): scan(uid, client: client)
+    case .override: override(client: client)
+    case .pair(let timeout): pairing.start(timeout: timeout, client: client)
+    case .unpair: pairing.unpair(client: client)
+    case .test(let seconds): rehearsal.start(seconds: seconds, client: client)
+    case .acknowledge: acknowledge(client: client)
+    }
+  }
+
+  private func history(_ query: HistoryQuery, client: ControlServer.Client) {
+    do {
+      // A page read backwards from its end: the cost follows the page, not the file's years.
+      guard let page = try journal.log.readPage(before: query.before, limit: query.limit) else {
+        let cursor = query.before ?? 0
+        client.send(.failure(ControlFailure(.badRequest, "\(cursor) is not a cursor a history reply gave")))
+        return
+      }
+      if !page.problems.isEmpty { files.refreshProblems() }
+      client.send(ControlReply(ok: true, history: page.entries, nextBefore: page.nextBefore))
+    } catch {
+      client.send(.failure(ControlFailure(.failed, "history could not be read: \(error)")))
+    }
+  }
+
+  private func stop(client: ControlServer.Client) {
+    if rehearsal.isRunning {
+      rehearsal.end(interrupted: true)
+      client.send(.success("rehearsal stopped"))
+    } else if enforcement.machine.isRinging {
+      enforcement.handle(.bypass)
+      let retry =
+        enforcement.nextRetry.map { " — it rings again at \(settings.describe($0)) unless you scan the puck" }
+        ?? ""
+      client.send(.success("silenced\(retry)"))
+    } else {
+      client.send(.success("nothing is ringing"))
+    }
+  }
+
+  private func scan(_ uid: TagUID, client: ControlServer.Client) {
+    guard settings.simulated else {
+      client.send(
+        .failure(
+          ControlFailure(
+            .refused,
+            "this puckd uses a real reader (\(settings.config.reader.device)); simulated scans are accepted only by "
+              + "puckd --simulate — hold the tag to the reader instead")))
+      return
+    }
+    Log.info("simulated scan of \(uid.masked)")
+    let wasOpen = enforcement.guards.count
+    let wasPairing = pairing.isWaiting
+    onScan(uid, true)
+    if wasPairing || wasOpen == 0 {
+      client.send(.success("scanned \(uid.masked)"))
+    } else if !enforcement.isOpen {
+      client.send(.success("scanned \(uid.masked): wake-up complete, good morning"))
+    } else {
+      client.send(.success("scanned \(uid.masked): not the paired tag; the wake-up stays open"))
+    }
+  }
+
+  private func override(client: ControlServer.Client) {
+    guard enforcement.isOpen else {
+      client.send(.success("no wake-up is open"))
+      return
+    }
+    Log.warning("override requested by uid \(client.peer.uid) (pid \(client.peer.pid))")
+    let count = enforcement.guards.count
+    enforcement.handle(.override)
+    let recorded =
+      !enforcement.historyIsWaiting
+      ? "recorded in history"
+      : "NOT yet recorded in history (\(journal.failure ?? "pending")); kept in \(EnforcementRecord.fileName) and retried"
+    client.send(.success("closed \(count) wake-up\(count == 1 ? "" : "s") WITHOUT a scan; \(recorded)"))
+  }
+
+  private func acknowledge(client: ControlServer.Client) {
+    do {
+      try files.acknowledgeProblems()
+    } catch {
+      client.send(.failure(ControlFailure(.failed, "\(error)")))
+      return
+    }
+    guardsFile.update { $0.acknowledgeMissed() }
+    enforcement.save()
+    status.update()
+    client.send(.success("acknowledged"))
+  }
+}

@@ -1,0 +1,90 @@
+import PuckCore
+import PuckDevices
+import PuckStorage
+import PuckSystem
+
+/// What the daemon takes from the world instead of reaching for it: environment variables, the
+/// clocks and timers, the reader, the audio output and the GPIO lines. `.real` is the machine;
+/// tests hand in a manual clock, a scripted reader, a recording audio output and GPIO doubles,
+/// and run the whole daemon in-process (docs/DESIGN.md §4 "Time as a seam").
+public struct DaemonEnvironment: Sendable {
+  /// Makes a reader for a libnfc connstring (nil: the first reader found), reporting to `onEvent`.
+  public typealias ReaderMaker =
+    @Sendable (_ connstring: String?, _ onEvent: @escaping @Sendable (TagReaderEvent) -> Void) ->
+    any TagReader
+  /// Makes an audio output for an ALSA device name, reporting to `onEvent`.
+  public typealias AudioMaker =
+    @Sendable (_ device: String, _ onEvent: @escaping @Sendable (AudioEvent) -> Void) -> any AudioOutput
+
+  /// The process environment (`TZ`, `NOTIFY_SOCKET`, `WATCHDOG_USEC`, …).
+  public var variables: [String: String]
+  /// Every clock reading and timer.
+  public var time: any TimeSource
+  /// The GPIO lines.
+  public var gpio: GPIOOpeners
+  public var makeReader: ReaderMaker
+  public var makeAudio: AudioMaker
+  /// The tz database and the system zone's link (`/etc/localtime`), whose directory is
+  /// watched for a zone change.
+  public var zones: ZoneInfoDirectory
+
+  public init(
+    variables: [String: String], time: any TimeSource = SystemTimeSource(), gpio: GPIOOpeners = .real,
+    makeReader: @escaping ReaderMaker = DaemonEnvironment.libnfcReader,
+    makeAudio: @escaping AudioMaker = DaemonEnvironment.alsaOutput, zones: ZoneInfoDirectory? = nil
+  ) {
+    self.variables = variables
+    self.time = time
+    self.gpio = gpio
+    self.makeReader = makeReader
+    self.makeAudio = makeAudio
+    self.zones = zones ?? ZoneInfoDirectory(environment: variables)
+  }
+
+  /// The machine: real clocks, libnfc, ALSA and libgpiod.
+  public static func real(variables: [String: String]) -> DaemonEnvironment {
+    DaemonEnvironment(variables: variables)
+  }
+
+  /// The libnfc reader.
+  public static let libnfcReader: ReaderMaker = { connstring, onEvent in
+    NFCTagReader(configuration: .init(connstring: connstring), onEvent: onEvent)
+  }
+
+  /// The ALSA ringer.
+  public static let alsaOutput: AudioMaker = { device, onEvent in
+    ALSARinger(device: ALSADevice(name: device), onEvent: onEvent)
+  }
+}
+
+/// How the daemon opens its GPIO lines. Nil means the device's own libgpiod line; tests hand in
+/// doubles, since there is no GPIO chip to test against.
+public struct GPIOOpeners: Sendable {
+  public var buzzer: GPIOOutputOpener?
+  public var led: GPIOOutputOpener?
+  public var button: GPIOInputOpener?
+
+  public init(buzzer: GPIOOutputOpener? = nil, led: GPIOOutputOpener? = nil, button: GPIOInputOpener? = nil) {
+    self.buzzer = buzzer
+    self.led = led
+    self.button = button
+  }
+
+  /// The real lines.
+  public static let real = GPIOOpeners()
+}
+
+/// Stops a running daemon from another thread, as SIGTERM would.
+public struct DaemonStopper: Sendable {
+  let inbox: LoopInbox<LoopMessage>
+
+  /// Asks the daemon to shut down cleanly; `run()` then returns.
+  public func stop() {
+    inbox.post(.stop)
+  }
+}
+
+extension TimeSource {
+  /// The wall clock as the core's `Instant` (whole seconds).
+  var instant: Instant { Instant(unixSeconds: wallSeconds()) }
+}

@@ -1,0 +1,50 @@
+import PuckCore
+import PuckDevices
+
+/// The dock's GPIO: the buzzer, the status LED and the button, each made from its config
+/// section (`.absent` without one) through the environment's line openers.
+final class DockLines {
+  private let gpio: GPIOOpeners
+  private let onPress: @Sendable (DockButton.Event) -> Void
+  // Placeholders until the config is read: no lines are requested without a section.
+  private(set) var buzzer = BuzzerDriver(settings: nil)
+  private var led = StatusLED(settings: nil)
+  private var button = DockButton(settings: nil) { _ in }
+
+  init(gpio: GPIOOpeners, onPress: @escaping @Sendable (DockButton.Event) -> Void) {
+    self.gpio = gpio
+    self.onPress = onPress
+  }
+
+  /// (Re)creates the buzzer, LED and button from `config`. A line can be held by one request
+  /// only, so the old drivers let go of theirs first.
+  func start(_ config: DockConfig) {
+    shutdown()
+    buzzer =
+      gpio.buzzer.map { BuzzerDriver(settings: config.buzzer, openLine: $0) }
+      ?? BuzzerDriver(settings: config.buzzer)
+    led = gpio.led.map { StatusLED(settings: config.led, openLine: $0) } ?? StatusLED(settings: config.led)
+    button =
+      gpio.button.map { DockButton(settings: config.button, openLine: $0, onEvent: onPress) }
+      ?? DockButton(settings: config.button, onEvent: onPress)
+    button.start()
+    for device in [buzzer.health, button.health, led.health] where device.state == .fault {
+      Log.error("\(device.name): \(device.detail)")
+    }
+  }
+
+  /// The LED: steady when protected with no wake-up open, blinking otherwise.
+  func showLED(steady: Bool) {
+    led.show(steady ? .steady : .blinking)
+  }
+
+  /// The buzzer's, button's and LED's health, in that order.
+  var health: [DeviceHealth] { [buzzer.health, button.health, led.health] }
+
+  /// Releases every line (the buzzer driven off first).
+  func shutdown() {
+    buzzer.shutdown()
+    led.shutdown()
+    _ = button.stop()
+  }
+}

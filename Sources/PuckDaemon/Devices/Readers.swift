@@ -1,0 +1,133 @@
+import PuckCore
+import PuckDevices
+import PuckSystem
+
+/// Where scans come from: the configured libnfc reader on its own thread, or nothing but
+/// `puckctl scan` when simulated. A reader that is missing is never replaced by simulation: it
+/// is retried and reported. Readers on other machines join here (issue 11).
+final class Readers {
+  private let settings: Settings
+  private let inbox: LoopInbox<LoopMessage>
+  private let makeReader: DaemonEnvironment.ReaderMaker
+  /// The reader; nil when simulated.
+  private var reader: (any TagReader)?
+  /// Counts the readers made, so events of a replaced one are told apart.
+  private var generation = 0
+  private(set) var health = DeviceHealth(.reader, state: .absent, detail: "not started")
+  /// A tag was scanned (fresh: presented, not lying there).
+  var onScan: (TagUID, Bool) -> Void = { _, _ in }
+  /// Called when `health` changed.
+  var onChange: () -> Void = {}
+  /// Whether a wake-up is open, for what a fault's log line says.
+  var wakeUpIsOpen: () -> Bool = { false }
+
+  init(settings: Settings, inbox: LoopInbox<LoopMessage>, makeReader: @escaping DaemonEnvironment.ReaderMaker)
+  {
+    self.settings = settings
+    self.inbox = inbox
+    self.makeReader = makeReader
+  }
+
+  /// Opens the configured reader on its own thread, in place of `previous` (which is stopped
+  /// off the loop thread: the new one opens once the old one has closed).
+  func start(replacing previous: (any TagReader)? = nil) {
+    guard !settings.simulated else {
+      health = DeviceHealth(
+        .reader, state: .simulated, detail: "no reader; scans come from 'puckctl scan UID'")
+      return
+    }
+    let device = settings.config.reader.device
+    let connstring: String?
+    switch device {
+    case .auto, .simulated: connstring = nil
+    case .connstring(let text): connstring = text
+    }
+    generation += 1
+    let current = generation
+    let inbox = self.inbox
+    let made = makeReader(connstring) { event in inbox.post(.reader(event, generation: current)) }
+    health = DeviceHealth(.reader, state: .fault, detail: "opening \(device)…")
+    reader = made
+    made.start(after: previous)
+  }
+
+  /// Applies `[reader] device` after SIGHUP. Simulation and a real reader are chosen at
+  /// start-up only: switching on a reload would either drop the protection of a real reader
+  /// for simulated scans or start enforcing halfway through with state (pairing, baselines)
+  /// made for the other mode. So a reload that asks to switch keeps the current mode, logs an
+  /// error and shows a config problem in status until puckd is restarted or the config is put
+  /// back. A new connstring for the real reader is applied.
+  func reload(from before: ReaderDevice) {
+    let device = settings.config.reader.device
+    guard !settings.simulateFlag else {
+      // As at start-up: `--simulate` wins over whatever `[reader] device` says.
+      if before != device { Log.notice("SIGHUP: [reader] device is not used: puckd runs with --simulate") }
+      return
+    }
+    let wantsSimulated = device == .simulated
+    if wantsSimulated != settings.simulated {
+      let problem =
+        settings.simulated
+        ? "config: [reader] device = \(device) asks for a real reader, but this puckd runs "
+          + "SIMULATED (started with device = simulated); restart puckd to use the reader — until "
+          + "then nothing enforces the wake-up"
+        : "config: [reader] device = simulated cannot take effect on a reload; the real reader "
+          + "(\(before)) stays — restart puckd to run simulated"
+      settings.addConfigProblem(problem)
+      Log.error("SIGHUP: \(problem) (restart puckd to switch modes)")
+      return
+    }
+    guard before != device, !settings.simulated else { return }
+    Log.notice("SIGHUP: [reader] device changed from \(before) to \(device); reopening")
+    let enabled = polling
+    start(replacing: reader)
+    setPolling(enabled)
+  }
+
+  private var polling = false
+
+  /// Polls (RF field on) only while a wake-up is open or a pairing waits for a tag.
+  func setPolling(_ enabled: Bool) {
+    polling = enabled
+    reader?.setEnabled(enabled)
+  }
+
+  /// An event of the reader made `generation`-th.
+  func received(_ event: TagReaderEvent, generation: Int) {
+    guard generation == self.generation else { return }
+    switch event {
+    case .scanned(let uid, let fresh):
+      Log.info("reader: tag \(uid.masked)\(fresh ? "" : " (was already on the reader)")")
+      onScan(uid, fresh)
+    case .removed:
+      Log.info("reader: tag removed")
+    case .health(let reported):
+      if reported != health {
+        if reported.state == .ok {
+          Log.notice("reader: \(reported.detail)")
+        } else {
+          Log.error("reader: \(reported.detail)\(wakeUpIsOpen() ? " — the ring goes on" : "")")
+        }
+      }
+      health = reported
+      onChange()
+    }
+  }
+
+  /// Asks the reader whether its thread is stuck inside libnfc and takes the answer at once,
+  /// so a status or test reply about to be built already shows the stall; the watchdog tick
+  /// asks too. The reader also posts the stall as a health event, which then changes nothing.
+  func refreshProgress() {
+    if let stalled = reader?.checkProgress() { health = stalled }
+  }
+
+  /// Asks for a health report (before an alarm).
+  func checkHealth() {
+    reader?.checkHealth()
+  }
+
+  /// Stops the reader's thread (shutdown).
+  func stop() {
+    reader?.stop()
+  }
+}

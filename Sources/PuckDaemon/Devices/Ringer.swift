@@ -1,0 +1,178 @@
+import Dispatch
+import PuckCore
+import PuckDevices
+import PuckSystem
+
+/// What makes the dock heard: the audio output and the buzzer, together, for a wake-up ring or
+/// a `puckctl test` rehearsal. Both outputs always: if one fails the other carries the ring
+/// (docs/DESIGN.md W2). The audio device is checked ahead of an alarm (D9) and replaced when
+/// the config names another one.
+final class Ringer {
+  private let settings: Settings
+  private let lines: DockLines
+  private let inbox: LoopInbox<LoopMessage>
+  private let makeAudio: DaemonEnvironment.AudioMaker
+  private var audio: any AudioOutput
+  /// Counts the outputs made, so events of a replaced one are told apart.
+  private var generation = 0
+  private(set) var health = DeviceHealth(.audio, state: .ok, detail: "idle")
+  /// What is ringing now and why; nil when silent or rehearsing.
+  private(set) var ringing: RingIdentity?
+  private(set) var rehearsing = false
+  /// Called when `health` changed.
+  var onChange: () -> Void = {}
+
+  init(
+    settings: Settings, lines: DockLines, inbox: LoopInbox<LoopMessage>,
+    makeAudio: @escaping DaemonEnvironment.AudioMaker
+  ) {
+    self.settings = settings
+    self.lines = lines
+    self.inbox = inbox
+    self.makeAudio = makeAudio
+    audio = makeAudio("default") { event in inbox.post(.audio(event, generation: 0)) }
+  }
+
+  private var isSounding: Bool { ringing != nil || rehearsing }
+
+  /// Rings for a wake-up.
+  func ring(_ identity: RingIdentity) {
+    ringing = identity
+    Log.notice("RINGING \(identity.description)")
+    let audioSettings = settings.config.audio
+    audio.start(
+      sound: settings.sound, startVolume: Double(audioSettings.startVolumePercent) / 100,
+      ramp: audioSettings.ramp)
+    lines.buzzer.start()
+  }
+
+  /// Silences a wake-up ring.
+  func silence() {
+    if let identity = ringing { Log.notice("silenced \(identity.description)") }
+    ringing = nil
+    audio.stop()
+    lines.buzzer.stop()
+  }
+
+  /// Rings a rehearsal, at full volume at once.
+  func startRehearsal() {
+    rehearsing = true
+    audio.start(sound: settings.sound, startVolume: 1, ramp: .zero)
+    lines.buzzer.start()
+  }
+
+  func stopRehearsal() {
+    rehearsing = false
+    audio.stop()
+    lines.buzzer.stop()
+  }
+
+  /// The GPIO lines were made again (a reload): a ring going on continues on the new buzzer.
+  func linesReplaced() {
+    if ringing != nil { lines.buzzer.start() }
+  }
+
+  /// Follows `[audio] device` after the config was read. A ring (or rehearsal) going on moves
+  /// to the new device at once, at full volume (it has been ringing: the volume never drops
+  /// back to the start of the ramp), so what status says plays is what plays; the old device
+  /// is dropped. Events of the old output are ignored from here on.
+  func applySettings() {
+    let device = settings.config.audio.device
+    guard audio.deviceName != device else {
+      if !isSounding { health = DeviceHealth(.audio, state: .ok, detail: "idle on \(device)") }
+      return
+    }
+    let before = audio.deviceName
+    let playing = isSounding
+    if playing { audio.stop() }
+    generation += 1
+    let current = generation
+    let inbox = self.inbox
+    audio = makeAudio(device) { event in inbox.post(.audio(event, generation: current)) }
+    guard playing else {
+      health = DeviceHealth(.audio, state: .ok, detail: "idle on \(device)")
+      return
+    }
+    Log.notice("audio: the device changed from \(before) to \(device) mid-ring; the ring moves to it")
+    health = DeviceHealth(.audio, state: .ok, detail: "starting on \(device) (moved from \(before))")
+    audio.start(sound: settings.sound, startVolume: 1, ramp: .zero)
+  }
+
+  /// Opens the audio device once, off the loop thread, so status can say before an alarm
+  /// whether it would sound (docs/DESIGN.md D9: checked ahead, not at fire time).
+  func checkDevice() {
+    guard !isSounding else { return }
+    let output = audio
+    let inbox = self.inbox
+    DispatchQueue.global().async {
+      do throws(ALSAError) {
+        try output.checkOpens()
+        inbox.post(.audioCheck(device: output.deviceName, error: nil))
+      } catch {
+        inbox.post(.audioCheck(device: output.deviceName, error: error))
+      }
+    }
+  }
+
+  /// The answer of `checkDevice`.
+  func deviceChecked(_ device: String, error: ALSAError?) {
+    guard !isSounding, device == settings.config.audio.device else { return }
+    if let error {
+      health = DeviceHealth(.audio, state: .fault, detail: "cannot open \(device): \(error)")
+      Log.error("audio: the device \(device) does not open: \(error) — an alarm would have no sound")
+    } else {
+      health = DeviceHealth(.audio, state: .ok, detail: "\(device) opens")
+    }
+    onChange()
+  }
+
+  /// An event of the output made `generation`-th; a replaced output's last words (its
+  /// `.stopped`) say nothing about the current one.
+  func received(_ event: AudioEvent, generation: Int) {
+    guard generation == self.generation else { return }
+    switch event {
+    case .playing(let device, let rate, let channels):
+      health = DeviceHealth(.audio, state: .ok, detail: "playing on \(device) (\(rate) Hz, \(channels) ch)")
+      Log.info("audio: playing on \(device)")
+    case .fault(let fault):
+      health = DeviceHealth(.audio, state: .fault, detail: fault.description)
+      logFault(fault)
+    case .stopped, .finished:
+      if health.state == .ok {
+        health.detail = "idle on \(settings.config.audio.device)"
+      } else {
+        // The device failed during the ring that just ended: check it again now it is free.
+        checkDevice()
+      }
+    }
+    onChange()
+  }
+
+  /// Says what is really true of a ring whose audio failed: the buzzer carries it only if one
+  /// is configured and working; otherwise nobody hears anything, which is the worst state the
+  /// dock can be in while a wake-up is open, and is logged as critical.
+  private func logFault(_ fault: AudioFault) {
+    guard ringing != nil else {
+      Log.error("audio: \(fault.description)")
+      return
+    }
+    let buzzer = lines.buzzer
+    if buzzer.health.state == .ok && buzzer.isRinging {
+      Log.error("audio: \(fault.description) — the buzzer still rings; audio is retried")
+    } else {
+      Log.critical(
+        "audio: \(fault.description) — NOTHING is audible: the audio failed and no buzzer works "
+          + "(\(buzzer.health.detail)); audio is retried")
+    }
+  }
+
+  /// Stops the audio without waiting (first step of a shutdown).
+  func stopAudio() {
+    audio.stop()
+  }
+
+  /// Waits for the audio to let go of the device, up to `timeout`.
+  func waitUntilStopped(timeout: Duration) {
+    _ = audio.waitUntilStopped(timeout: timeout)
+  }
+}

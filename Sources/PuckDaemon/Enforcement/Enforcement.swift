@@ -1,0 +1,207 @@
+import Glibc
+import PuckCore
+import PuckDevices
+import PuckStorage
+import PuckSystem
+
+/// The wake guards: feeds events to the core's `WakeGuardMachine` and performs the effects it
+/// decides, in order (docs/DESIGN.md §2, §3): saves, rings and silences, the ring timeout,
+/// history, one-shot retirement, wrong-tag chirps. Also keeps the real-time deadlines of the
+/// retries armed in this run, so a clock step does not move them.
+final class Enforcement {
+  private let time: any TimeSource
+  private let settings: Settings
+  private let pairing: PairingStore
+  private let guardsFile: GuardsFile
+  private let alarms: AlarmStore
+  private let journal: HistoryJournal
+  private let ringer: Ringer
+  private let lines: DockLines
+  private(set) var machine = WakeGuardMachine()
+  /// CLOCK_BOOTTIME deadlines of the retries armed by a bypass in this run, by guard ID.
+  private var retryDeadlines: [String: Int64] = [:]
+  /// The occurrences whose guards closed in this run: a guards file that reads again later
+  /// does not bring them back.
+  private var closedOccurrences: Set<AlarmOccurrence> = []
+  /// The ring timeout, on CLOCK_MONOTONIC.
+  private let ringTimer: any LoopTimer
+  /// Called before a wake-up starts ringing (a rehearsal gives way).
+  var willRing: () -> Void = {}
+  /// Called after every event, with whether it had effects.
+  var afterEvent: (_ changed: Bool) -> Void = { _ in }
+  /// Called when journaled history is still waiting (the state retry arms).
+  var onJournalChanged: () -> Void = {}
+
+  init(
+    time: any TimeSource, settings: Settings, pairing: PairingStore, guardsFile: GuardsFile,
+    alarms: AlarmStore,
+    journal: HistoryJournal, ringer: Ringer, lines: DockLines
+  ) throws(SystemError) {
+    self.time = time
+    self.settings = settings
+    self.pairing = pairing
+    self.guardsFile = guardsFile
+    self.alarms = alarms
+    self.journal = journal
+    self.ringer = ringer
+    self.lines = lines
+    ringTimer = try time.makeTimer(.monotonic)
+  }
+
+  var guards: [WakeGuard] { machine.guards }
+  var isOpen: Bool { !machine.guards.isEmpty }
+  var nextRetry: Instant? { machine.nextRetry }
+
+  /// Takes the guards and journal of the loaded record, and records entries journaled by a run
+  /// that crashed before recording them.
+  func load() {
+    machine = WakeGuardMachine(
+      guards: guardsFile.record.guards, pendingHistory: guardsFile.record.pendingHistory)
+    if !machine.pendingHistory.isEmpty { flushPendingHistory() }
+  }
+
+  /// Watches the ring timeout: nobody stopped the ring in time, which counts as a bypass.
+  func watch(on loop: EventLoop<LoopMessage>) throws(SystemError) {
+    try loop.watch(ringTimer) { [unowned self] _ in
+      Log.notice(
+        "nobody stopped the ring within \(self.settings.config.enforcement.ringTimeout); counting a bypass")
+      self.handle(.ringTimeout)
+    }
+  }
+
+  /// Feeds one event to the machine and performs what it decides, in order.
+  func handle(_ event: WakeEvent) {
+    let now = time.instant
+    let effects = machine.handle(event, at: now, settings: settings.guardSettings(pairedTag: pairing.tag))
+    for effect in effects {
+      switch (event, effect) {
+      case (.bypass, .armRetry(let id, let at)), (.ringTimeout, .armRetry(let id, let at)):
+        retryDeadlines[id] = time.bootSeconds() + at.seconds(since: now)
+      case (_, .cancelRetry(let id)):
+        retryDeadlines[id] = nil
+      default: break
+      }
+      perform(effect)
+    }
+    afterEvent(!effects.isEmpty)
+  }
+
+  /// A tag from the reader or a simulated scan, when no pairing waits for it.
+  func tagScanned(_ uid: TagUID, fresh: Bool) {
+    guard isOpen else {
+      Log.info("tag \(uid.masked) scanned; no wake-up is open")
+      return
+    }
+    handle(.tagScanned(uid, fresh: fresh))
+  }
+
+  private func perform(_ effect: WakeEffect) {
+    switch effect {
+    case .persistGuards:
+      save()
+    case .startRing(let identity):
+      willRing()
+      ringer.ring(identity)
+    case .stopRing:
+      ringer.silence()
+    case .armRingTimeout(let duration):
+      do {
+        try ringTimer.arm(after: duration)
+      } catch {
+        Log.error("ring timeout: \(error)")
+      }
+    case .cancelRingTimeout:
+      ringTimer.disarm()
+    case .armRetry(_, let at):
+      Log.info("retry armed for \(settings.describe(at))")
+    case .cancelRetry:
+      break  // The wall timer is recomputed from the guards after every event.
+    case .recordHistory(let entry):
+      recordHistory(entry)
+      logHistory(entry)
+    case .retireAlarm(let id):
+      alarms.retire([id])
+    case .wrongTag(let uid):
+      Log.notice("wrong puck \(uid.masked): this is not the paired tag")
+      lines.buzzer.chirpWrongPuck()
+    case .tagNotFresh(let uid):
+      Log.notice("tag \(uid.masked) was already on the reader; lift it and present it again")
+    }
+  }
+
+  private func logHistory(_ entry: HistoryEntry) {
+    let name = entry.occurrence.displayName
+    switch entry.outcome {
+    case .woke:
+      Log.notice("wake-up complete: \(name), \(entry.bypassCount) bypass(es), closed by the paired tag")
+    case .stopped: Log.notice("\(name) stopped (no puck required)")
+    case .overridden: Log.warning("\(name) OVERRIDDEN without a scan after \(entry.bypassCount) bypass(es)")
+    case .missed:
+      Log.warning(
+        "\(name) due \(settings.describe(entry.occurrence.scheduledAt)) was MISSED (puckd was not running)")
+      guardsFile.update { $0.noteMissed([entry.occurrence]) }
+    }
+  }
+
+  /// Saves the guards file with the machine's guards and journal.
+  func save() {
+    guardsFile.save(machine)
+  }
+
+  /// Performs `.recordHistory`. A closed guard's entry is journaled in the guards file; it is
+  /// appended (with any older waiting entries first, in order) and then leaves the journal. A
+  /// missed alarm's entry is appended directly.
+  private func recordHistory(_ entry: HistoryEntry) {
+    guard machine.pendingHistory.contains(entry) else {
+      // Missed alarms are not journaled; a closing entry not pending any more was appended by
+      // an earlier flush in this same round of effects.
+      if entry.outcome == .missed { journal.appendMissed(entry) }
+      return
+    }
+    closedOccurrences.insert(entry.occurrence)
+    flushPendingHistory(fresh: entry)
+  }
+
+  /// Appends the journaled entries (`HistoryJournal.flush`) and saves what left the journal.
+  func flushPendingHistory(fresh: HistoryEntry? = nil) {
+    if journal.flush(&machine, fresh: fresh) { save() }
+    onJournalChanged()
+  }
+
+  /// Whether closed wake-ups wait in the journal.
+  var historyIsWaiting: Bool { !machine.pendingHistory.isEmpty }
+
+  /// The guards file reads again: the guards it holds that this run did not see are adopted
+  /// and resumed (except those closed meanwhile), then everything is saved.
+  func adopt(_ disk: EnforcementRecord) {
+    let adopted = machine.adopt(disk.guards, pendingHistory: disk.pendingHistory, except: closedOccurrences)
+    Log.notice(
+      "state: \(EnforcementRecord.fileName) can be read again; saving the open wake-ups"
+        + (adopted ? " (with those found in it)" : ""))
+    save()
+    if adopted {
+      handle(.daemonStarted)
+      if historyIsWaiting { flushPendingHistory() }
+    }
+  }
+
+  /// The wall clock was stepped (settimeofday, NTP step, resume from suspend): alarms follow
+  /// the new wall clock, and a retry armed by a bypass in this run keeps its real-time delay,
+  /// measured on CLOCK_BOOTTIME (which neither steps nor stops in suspend). Retries loaded from
+  /// disk keep their wall-clock instant: after downtime the wall clock is all there is, and a
+  /// retry whose time has passed rings at once.
+  func clockStepped() {
+    Log.notice("the system clock was stepped; recomputing alarms")
+    let wall = time.instant
+    let boot = time.bootSeconds()
+    var moved = false
+    for (id, deadline) in retryDeadlines {
+      if machine.moveRetry(ofGuard: id, to: wall.adding(seconds: deadline - boot)) {
+        moved = true
+      } else {
+        retryDeadlines[id] = nil
+      }
+    }
+    if moved { save() }
+  }
+}

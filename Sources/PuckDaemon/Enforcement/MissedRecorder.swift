@@ -1,0 +1,122 @@
+import PuckCore
+import PuckStorage
+import PuckSystem
+
+/// Records the missed-alarm backlog in history, a bounded slice per loop turn, so the loop
+/// (and the watchdog) never waits long behind the catch-up after a long downtime
+/// (docs/DESIGN.md S6).
+final class MissedRecorder {
+  private let time: any TimeSource
+  private let settings: Settings
+  private let guardsFile: GuardsFile
+  private let alarms: AlarmStore
+  private let journal: HistoryJournal
+  private let inbox: LoopInbox<LoopMessage>
+  /// A `.recordMissed` message is waiting in the inbox.
+  private var sliceQueued = false
+  /// Saves the guards file (with the machine's guards).
+  var save: () -> Void = {}
+  /// Called when a slice could not be written (the state retry arms).
+  var onFailure: () -> Void = {}
+  /// Called after a slice was recorded.
+  var onRecorded: () -> Void = {}
+
+  /// Missed occurrences recorded per slice: one history write and one fsync each, a few
+  /// milliseconds.
+  static let slice = 256
+
+  init(
+    time: any TimeSource, settings: Settings, guardsFile: GuardsFile, alarms: AlarmStore,
+    journal: HistoryJournal,
+    inbox: LoopInbox<LoopMessage>
+  ) {
+    self.time = time
+    self.settings = settings
+    self.guardsFile = guardsFile
+    self.alarms = alarms
+    self.journal = journal
+    self.inbox = inbox
+  }
+
+  /// Whether missed occurrences wait to be recorded.
+  var hasBacklog: Bool { !guardsFile.record.missedBacklog.isEmpty }
+
+  /// Queues the next slice behind whatever the loop has to do.
+  func scheduleSlice() {
+    guard hasBacklog, !sliceQueued else { return }
+    sliceQueued = true
+    inbox.post(.recordMissed)
+  }
+
+  /// The queued `.recordMissed` message arrived.
+  func sliceDue() {
+    sliceQueued = false
+    recordSlice()
+  }
+
+  /// Records the oldest slice of missed occurrences in history (one write, one fsync), then
+  /// saves the backlog past them. A kill between the two writes leaves the slice in history and
+  /// in the backlog; the entries already at the end of history are not written again.
+  func recordSlice() {
+    guard hasBacklog else { return }
+    let zone = settings.zone
+    var backlog = guardsFile.record.missedBacklog
+    let occurrences = backlog.take(Self.slice, in: zone)
+    let recordedAt = time.instant
+    let written: Set<MissedKey>
+    do {
+      // Twice the slice: a wake-up closed after the interrupted slice may follow it.
+      written = Set(
+        try journal.log.last(2 * Self.slice).filter { $0.outcome == .missed }.map(MissedKey.init))
+    } catch {
+      Log.error("could not read the end of the history: \(error); missed alarms are recorded later")
+      onFailure()
+      return
+    }
+    let entries = occurrences.filter { !written.contains(MissedKey($0)) }.map {
+      HistoryEntry(
+        outcome: .missed, occurrence: $0, openedAt: nil, closedAt: recordedAt, bypassCount: 0, rings: 0)
+    }
+    do {
+      try journal.log.append(contentsOf: entries)
+    } catch {
+      // Left in the backlog; the state retry timer (or the next processDue) tries again.
+      Log.error("could not record missed alarms: \(error)")
+      onFailure()
+      return
+    }
+    guardsFile.update { record in
+      record.missedBacklog = backlog
+      record.noteMissed(occurrences)
+    }
+    save()
+    if let first = occurrences.first, let last = occurrences.last {
+      Log.warning(
+        "\(occurrences.count) alarm occurrence(s) from \(settings.describe(first.scheduledAt)) to "
+          + "\(settings.describe(last.scheduledAt)) were MISSED (puckd was not running)")
+    }
+    // A one-shot that was missed is over.
+    alarms.retire(occurrences.filter(\.isOneShot).map(\.alarmID))
+    if backlog.isEmpty {
+      Log.notice(
+        "catch-up done: \(guardsFile.record.unacknowledgedMissedCount) missed alarm(s) to acknowledge")
+    }
+    scheduleSlice()
+    onRecorded()
+  }
+}
+
+/// A missed occurrence as history identifies it, to find the ones already written.
+private struct MissedKey: Hashable {
+  let alarmID: AlarmID
+  let scheduledAt: Instant
+
+  init(_ occurrence: AlarmOccurrence) {
+    alarmID = occurrence.alarmID
+    scheduledAt = occurrence.scheduledAt
+  }
+
+  init(_ entry: HistoryEntry) {
+    self.init(entry.occurrence)
+  }
+}

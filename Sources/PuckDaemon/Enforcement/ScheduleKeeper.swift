@@ -1,0 +1,143 @@
+import Glibc
+import PuckCore
+import PuckStorage
+import PuckSystem
+
+/// When alarms ring: catches up with what fell due (docs/DESIGN.md S4–S8), hands each due
+/// occurrence and retry to `Enforcement`, records missed alarms in bounded slices, and keeps
+/// the wall timer armed for the next alarm or retry and the pre-alarm check a minute before.
+final class ScheduleKeeper {
+  private let time: any TimeSource
+  private let settings: Settings
+  private let guardsFile: GuardsFile
+  private let alarms: AlarmStore
+  private let enforcement: Enforcement
+  private let missed: MissedRecorder
+  private let inbox: LoopInbox<LoopMessage>
+  /// Next alarm or retry, on CLOCK_REALTIME with CANCEL_ON_SET.
+  private let wallTimer: any LoopTimer
+  /// Before each alarm the reader and the audio device are checked (CLOCK_REALTIME).
+  private let preAlarmTimer: any LoopTimer
+  /// Called after every refresh (reader polling, status).
+  var onRefresh: () -> Void = {}
+  /// The pre-alarm device check.
+  var preAlarmCheck: () -> Void = {}
+
+  init(
+    time: any TimeSource, settings: Settings, guardsFile: GuardsFile, alarms: AlarmStore,
+    enforcement: Enforcement,
+    missed: MissedRecorder, inbox: LoopInbox<LoopMessage>
+  ) throws(SystemError) {
+    self.time = time
+    self.settings = settings
+    self.guardsFile = guardsFile
+    self.alarms = alarms
+    self.enforcement = enforcement
+    self.missed = missed
+    self.inbox = inbox
+    wallTimer = try time.makeTimer(.wallClock)
+    preAlarmTimer = try time.makeTimer(.wallClock)
+  }
+
+  /// Watches both timers; a step of the wall clock is handed to `Enforcement` first.
+  func watch(on loop: EventLoop<LoopMessage>) throws(SystemError) {
+    try loop.watch(wallTimer) { [unowned self] firing in
+      if firing == .clockStepped { self.enforcement.clockStepped() }
+      self.processDue()
+    }
+    try loop.watch(preAlarmTimer) { [unowned self] firing in
+      guard firing == .expired else { return }
+      self.preAlarmCheck()
+    }
+  }
+
+  /// Rings every alarm occurrence that fell due up to now (the newest of each alarm, within
+  /// the grace), queues the older ones to be recorded as missed, rings due retries, and re-arms
+  /// the wall timer. Runs on the wall timer, on a clock step, at start, and before any alarm
+  /// change (so a change never hides an occurrence that was just due).
+  ///
+  /// Its cost does not grow with the downtime: the missed occurrences are not enumerated here
+  /// but saved as ranges and recorded by `MissedRecorder`, a bounded batch per loop turn.
+  func processDue() {
+    let now = time.instant
+    if enforcement.nextRetry.map({ $0 <= now }) ?? false {
+      enforcement.handle(.retryDue)
+    }
+    let record = guardsFile.record
+    var progress = record.progress
+    let catchUp = progress.catchUp(
+      alarms.alarms, now: now, policy: MissedAlarmPolicy(grace: settings.config.enforcement.missedGrace),
+      clockSynchronized: time.isSynchronized(), in: settings.zone)
+    if catchUp.waitingForClock {
+      Log.warning(
+        "the clock (\(settings.describe(now))) is behind alarms already handled "
+          + "(\(record.scheduledThrough.map(settings.describe) ?? "?")); waiting for it to be set")
+    }
+    if catchUp.rescheduled {
+      Log.warning("the synchronised clock is more than an hour behind the schedule; rescheduling from now")
+    }
+    // Ring first, with the handled points not yet moved: a kill before they are saved finds the
+    // same occurrences again, and the machine takes an occurrence whose guard is open as a
+    // duplicate. Saving the points first could lose a ring.
+    for due in catchUp.ring {
+      alarms.consumeSkip(of: due.alarm.id, on: due.occurrence.date)
+      enforcement.handle(.alarmDue(AlarmOccurrence(alarm: due.alarm, scheduledAt: due.occurrence.instant)))
+    }
+    if progress != guardsFile.record.progress || !catchUp.missed.isEmpty {
+      guardsFile.update { record in
+        record.progress = progress
+        record.missedBacklog.ranges += catchUp.missed
+      }
+      enforcement.save()
+    }
+    missed.scheduleSlice()
+    refresh()
+  }
+
+  /// When `alarm` rings next: the one answer the timer, status, list, add and skip all use.
+  func nextFire(of alarm: Alarm) -> Instant? {
+    guardsFile.record.progress.nextFire(of: alarm, now: time.instant, in: settings.zone)
+  }
+
+  /// The next alarm occurrence after the handled points.
+  func nextAlarm() -> (alarm: Alarm, at: Instant)? {
+    guardsFile.record.progress.nextAlarm(among: alarms.alarms, now: time.instant, in: settings.zone)
+  }
+
+  /// A new or enabled alarm counts from now, even when the clock is behind the handled point
+  /// (stepped back): saved before the alarm itself, so a kill between leaves no alarm that
+  /// waits for a point it never had.
+  func startCounting(_ id: AlarmID) {
+    var progress = guardsFile.record.progress
+    guard progress.startCounting(id, at: time.instant) else { return }
+    guardsFile.update { $0.progress = progress }
+    enforcement.save()
+  }
+
+  /// Arms the wall timer for the earliest of the next alarm and the next retry, and the
+  /// pre-alarm device check a minute before the alarm.
+  func refresh() {
+    let next = nextAlarm()
+    if let at = next?.at, at.seconds(since: time.instant) > 60 {
+      try? preAlarmTimer.arm(at: at.adding(seconds: -60))
+    } else {
+      preAlarmTimer.disarm()
+    }
+    let deadlines = [next?.at, enforcement.nextRetry].compactMap { $0 }
+    if let earliest = deadlines.min() {
+      do {
+        try wallTimer.arm(at: earliest)
+      } catch  where error.code == ECANCELED {
+        // The clock was stepped and the timer not yet read: the kernel armed it all the same
+        // and consumed the notice, so the wall timer's handler will never see this step. Handle
+        // it from the loop (not here: processDue comes back to this function).
+        inbox.post(.clockStepped)
+      } catch {
+        Log.error("could not arm the alarm timer: \(error)")
+      }
+    } else {
+      wallTimer.disarm()
+    }
+    onRefresh()
+  }
+}

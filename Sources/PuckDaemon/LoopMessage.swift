@@ -1,0 +1,21 @@
+import PuckDevices
+
+/// A message from another thread (audio, reader, button, a stopper) to the loop, or from the
+/// loop to itself.
+enum LoopMessage: Sendable {
+  /// An event of the ringer made `generation`-th (a replaced ringer's late events are ignored).
+  case audio(AudioEvent, generation: Int)
+  /// The result of opening the audio device ahead of time (nil error: it opened).
+  case audioCheck(device: String, error: ALSAError?)
+  /// An event of the reader made `generation`-th (a replaced reader's late events are ignored).
+  case reader(TagReaderEvent, generation: Int)
+  /// The dock button was pressed: a bypass, as `puckctl stop`.
+  case button(DockButton.Event)
+  /// Stop the daemon as SIGTERM would (`DaemonStopper`).
+  case stop
+  /// Record the next slice of missed alarms (posted by the loop to itself, so requests, scans
+  /// and the watchdog get their turn between slices).
+  case recordMissed
+  /// The wall clock was stepped, found while re-arming the wall timer (`ECANCELED`).
+  case clockStepped
+}

@@ -1,0 +1,99 @@
+import PuckCore
+import PuckDevices
+import PuckStorage
+
+/// What the dock is configured to do: the options it was started with, the config file, the
+/// sound it rings and the system's time zone. Read at start and on SIGHUP; a config that does
+/// not parse keeps the previous settings (defaults at start) and is shown in status, so a typo
+/// never silences the alarm.
+final class Settings {
+  private(set) var options: DaemonOptions
+  /// Whether `--simulate` was given: then the reader's config is not used, at start-up or on
+  /// reload.
+  let simulateFlag: Bool
+  private(set) var config: DockConfig = .defaults
+  /// A config file that did not parse, or a reload that cannot take effect: status shows it
+  /// until fixed.
+  private(set) var configProblem: String?
+  /// The sound, decoded ahead of time (docs/DESIGN.md D9), never at fire time.
+  private(set) var sound: PCMSound = AlarmTone.sound
+  private(set) var soundProblem: String?
+  private(set) var zone: ZoneRules = .utc
+  private(set) var zoneName = "UTC"
+  private let zones: ZoneInfoDirectory
+
+  init(options: DaemonOptions, zones: ZoneInfoDirectory) {
+    self.options = options
+    simulateFlag = options.simulate
+    self.zones = zones
+  }
+
+  /// Whether scans come from `puckctl scan` instead of a reader.
+  var simulated: Bool { options.simulate }
+
+  /// Reads the config file and loads its sound.
+  func load(reloading: Bool) {
+    do {
+      config = try ConfigFile.load(options.configPath)
+      configProblem = nil
+    } catch {
+      configProblem = "config: \(error)"
+      Log.error(
+        "\(error)\(reloading ? "; keeping the previous settings" : "; using defaults until it is fixed")")
+      if !reloading { config = .defaults }
+    }
+    sound = AlarmTone.sound
+    soundProblem = nil
+    if let path = config.audio.sound {
+      do {
+        sound = try SoundFile.load(path: path)
+      } catch {
+        soundProblem = "sound file: \(error); the built-in tone will ring instead"
+        Log.error(soundProblem ?? "")
+      }
+    }
+    if !reloading, case .simulated = config.reader.device, !options.simulate {
+      // `device = simulated` in the config is as explicit as the flag.
+      Log.notice("[reader] device = simulated: running without a reader")
+      options.simulate = true
+    }
+  }
+
+  /// A reload asked for something that cannot take effect until a restart: shown beside any
+  /// problem the config itself has.
+  func addConfigProblem(_ problem: String) {
+    configProblem = [configProblem, problem].compactMap { $0 }.joined(separator: "; ")
+  }
+
+  /// Re-reads the system zone from the tz database (a tzdata update or a new /etc/localtime
+  /// takes effect here); keeps the previous rules if it cannot be read.
+  func reloadZone() {
+    do {
+      zone = try zones.systemZone()
+      zoneName = zones.systemZoneName() ?? zone.name
+    } catch {
+      Log.error("time zone: \(error); keeping \(zoneName)")
+    }
+  }
+
+  /// The directory holding the zone link, and the names in it that change the zone.
+  var zoneLink: (directory: String, names: Set<String>) {
+    let path = zones.localtimePath
+    let slash = path.lastIndex(of: "/") ?? path.startIndex
+    let directory = String(path[..<slash])
+    let name = String(path[path.index(after: slash)...])
+    return (directory.isEmpty ? "/" : directory, [name, "timezone"])
+  }
+
+  /// An instant in the dock's zone, for logs and replies.
+  func describe(_ instant: Instant) -> String {
+    zone.describe(instant)
+  }
+
+  /// The guard machine's settings for the current config and pairing.
+  func guardSettings(pairedTag: TagUID?) -> WakeGuardSettings {
+    WakeGuardSettings(
+      retryDelay: config.enforcement.retryDelay, ringTimeout: config.enforcement.ringTimeout,
+      pairedTag: pairedTag)
+  }
+}

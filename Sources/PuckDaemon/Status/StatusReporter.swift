@@ -1,0 +1,126 @@
+import PuckCore
+import PuckStorage
+import PuckSystem
+
+/// What the dock says about itself: `puckctl status` (the verdict from the core's
+/// `ProtectionVerdict` over a snapshot; docs/DESIGN.md R1), the alarm list, the one line
+/// systemd shows (`STATUS=`), and the LED.
+final class StatusReporter {
+  private let time: any TimeSource
+  private let settings: Settings
+  private let files: StateFiles
+  private let guardsFile: GuardsFile
+  private let alarms: AlarmStore
+  private let pairing: PairingStore
+  private let journal: HistoryJournal
+  private let enforcement: Enforcement
+  private let schedule: ScheduleKeeper
+  private let ringer: Ringer
+  private let readers: Readers
+  private let lines: DockLines
+  private let notifier: SystemdNotifier
+  private var lastLine = ""
+
+  init(
+    time: any TimeSource, settings: Settings, files: StateFiles, guardsFile: GuardsFile, alarms: AlarmStore,
+    pairing: PairingStore, journal: HistoryJournal, enforcement: Enforcement, schedule: ScheduleKeeper,
+    ringer: Ringer, readers: Readers, lines: DockLines, notifier: SystemdNotifier
+  ) {
+    self.time = time
+    self.settings = settings
+    self.files = files
+    self.guardsFile = guardsFile
+    self.alarms = alarms
+    self.pairing = pairing
+    self.journal = journal
+    self.enforcement = enforcement
+    self.schedule = schedule
+    self.ringer = ringer
+    self.readers = readers
+    self.lines = lines
+    self.notifier = notifier
+  }
+
+  /// Every device as status and `puckctl test` show it, as last reported. A query: it changes
+  /// nothing (a stuck reader is found by `Readers.refreshProgress`).
+  func deviceHealth() -> [DeviceHealth] {
+    [readers.health, ringer.health] + lines.health
+  }
+
+  func alarmViews() -> [AlarmView] {
+    let zone = settings.zone
+    return alarms.alarms.map { alarm in
+      let next = schedule.nextFire(of: alarm)
+      return AlarmView(
+        alarm: alarm, next: next,
+        nextLocal: next.map { Instant.iso8601(unixSeconds: $0.unixSeconds, offset: zone.offset(at: $0)) })
+    }
+  }
+
+  /// What the verdict is computed from, as the daemon knows it now.
+  private func snapshot(next: (alarm: Alarm, at: Instant)?) -> StatusSnapshot {
+    let pending = enforcement.machine.pendingHistory
+    // History failure without waiting entries is over: only both together are a reason (D5).
+    let unrecorded = journal.failure.flatMap { failure in
+      pending.isEmpty ? nil : StatusSnapshot.UnrecordedHistory(count: pending.count, error: failure)
+    }
+    return StatusSnapshot(
+      simulated: settings.simulated, devices: deviceHealth(), pairedTag: pairing.tag?.masked,
+      pairingProblem: pairing.problem, hasEnabledAlarm: alarms.alarms.contains(where: \.enabled),
+      nextAlarm: next.map { StatusSnapshot.NextAlarm(id: $0.alarm.id, requiresPuck: $0.alarm.requiresPuck) },
+      clockSynchronized: time.isSynchronized(), unreadableFiles: files.unreadable.files,
+      unrecordedHistory: unrecorded, stateProblems: files.problems, configProblem: settings.configProblem,
+      soundProblem: settings.soundProblem)
+  }
+
+  /// Everything `puckctl status` shows, with the verdict and every reason against it.
+  func dockStatus() -> DockStatus {
+    let next = schedule.nextAlarm()
+    let snapshot = snapshot(next: next)
+    let verdict = ProtectionVerdict(snapshot)
+    let record = guardsFile.record
+    return DockStatus(
+      protected: verdict.protected, reasons: verdict.reasons.map(\.text), simulated: settings.simulated,
+      nextAlarm: next.map { $0.alarm.displayName }, nextAlarmAt: next?.at,
+      guards: enforcement.guards.map(GuardView.init), pairedTag: snapshot.pairedTag,
+      devices: snapshot.devices,
+      clockSynchronized: snapshot.clockSynchronized, problems: snapshot.problems,
+      missed: record.unacknowledgedMissed.map {
+        "\($0.displayName) due \(settings.describe($0.scheduledAt))"
+      },
+      zone: settings.zoneName, missedTotal: record.unacknowledgedMissedCount, reasonCodes: verdict.reasons)
+  }
+
+  /// The one line `systemctl status` shows: "RINGING 06:30 alarm, retry 2 (bypass 2)" or
+  /// "next alarm Mon 06:30".
+  func statusLine() -> String {
+    if let identity = ringer.ringing {
+      let bypasses = enforcement.guards.last(where: \.isRinging)?.bypassCount ?? 0
+      return "RINGING \(identity.description) (bypass \(bypasses))"
+    }
+    if let open = enforcement.guards.first, let retry = open.retryAt {
+      return "wake-up open: \(open.ringIdentity.description), rings again \(settings.describe(retry))"
+    }
+    var line =
+      schedule.nextAlarm().map { "next alarm \(settings.describe($0.at)) (\($0.alarm.displayName))" }
+      ?? "no alarm scheduled"
+    if settings.simulated { line += " — SIMULATED, not protected" }
+    return line
+  }
+
+  /// Shows the verdict on the LED and tells systemd the status line when it changed.
+  func update() {
+    readers.refreshProgress()
+    lines.showLED(steady: dockStatus().protected && !enforcement.isOpen)
+    let line = statusLine()
+    guard line != lastLine else { return }
+    lastLine = line
+    notifier.send("STATUS=\(line)")
+  }
+
+  /// Sends `READY=1` with the first status line.
+  func ready() {
+    lastLine = statusLine()
+    notifier.send("READY=1\nSTATUS=\(lastLine)")
+  }
+}
