@@ -48,7 +48,7 @@ public final class Daemon {
     self.environment = environment
     let time = environment.time
     // Block the signals before any other thread exists, so every thread inherits the mask.
-    signals = try SignalSource([SIGTERM, SIGINT, SIGHUP])
+    signals = try SignalSource(environment.signals)
     loop = try EventLoop()
     notifier = SystemdNotifier(environment: environment.variables)
     watchdogTimer = try time.makeTimer(.monotonic)
@@ -147,8 +147,8 @@ public final class Daemon {
   }
 
   /// Everything `run` does before the loop runs: after it, the daemon is ready (`READY=1`).
-  /// In-process tests call it and then drive the loop themselves (`EventLoop.runUntilIdle`).
-  func start() throws {
+  /// In-process tests call it, then drive the loop with `runUntilIdle` and end with `finish`.
+  public func start() throws {
     let options = settings.options
     Log.notice(
       "puckd \(ProductVersion.current) starting\(options.simulate ? " in SIMULATED mode (no reader)" : ""); "
@@ -194,6 +194,17 @@ public final class Daemon {
     Log.info("listening on \(options.socketPath)")
   }
 
+  /// Runs every handler that is ready, and what they make ready, without sleeping (tests with a
+  /// manual clock; see `EventLoop.runUntilIdle`).
+  public func runUntilIdle() throws(EventLoopBusy) {
+    _ = try loop.runUntilIdle()
+  }
+
+  /// The clean exit `run` ends with, for a daemon driven by `runUntilIdle`.
+  public func finish() {
+    shutdown()
+  }
+
   /// Loads each state file on its own, the open guards first: whatever fails to read, an open
   /// wake-up rings (issue 8 item 4).
   private func loadState() {
@@ -222,23 +233,28 @@ public final class Daemon {
   private func received(signal: Int32) {
     switch signal {
     case SIGHUP:
-      Log.notice("SIGHUP: reloading \(settings.options.configPath)")
-      let before = settings.config
-      settings.load(reloading: true)
-      ringer.applySettings()
-      let config = settings.config
-      if (before.buzzer, before.button, before.led) != (config.buzzer, config.button, config.led) {
-        lines.start(config)
-        ringer.linesReplaced()
-      }
-      readers.reload(from: before.reader.device)
-      settings.reloadZone()
-      schedule.refresh()
-      ringer.checkDevice()
+      reload()
     default:
       Log.notice("signal \(signal): shutting down; open wake-ups stay open on disk")
       loop.stop()
     }
+  }
+
+  /// SIGHUP: reads the config again and applies what changed (devices, reader, zone, schedule).
+  public func reload() {
+    Log.notice("SIGHUP: reloading \(settings.options.configPath)")
+    let before = settings.config
+    settings.load(reloading: true)
+    ringer.applySettings()
+    let config = settings.config
+    if (before.buzzer, before.button, before.led) != (config.buzzer, config.button, config.led) {
+      lines.start(config)
+      ringer.linesReplaced()
+    }
+    readers.reload(from: before.reader.device)
+    settings.reloadZone()
+    schedule.refresh()
+    ringer.checkDevice()
   }
 
   private func received(_ message: LoopMessage) {

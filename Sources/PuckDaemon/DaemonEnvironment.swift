@@ -1,3 +1,4 @@
+import Glibc
 import PuckCore
 import PuckDevices
 import PuckStorage
@@ -27,11 +28,16 @@ public struct DaemonEnvironment: Sendable {
   /// The tz database and the system zone's link (`/etc/localtime`), whose directory is
   /// watched for a zone change.
   public var zones: ZoneInfoDirectory
+  /// The signals the daemon takes through a signalfd (blocked in the thread that makes the
+  /// daemon, and inherited by the threads it starts). In-process tests take none and call
+  /// `Daemon.reload()` for SIGHUP.
+  public var signals: [Int32]
 
   public init(
     variables: [String: String], time: any TimeSource = SystemTimeSource(), gpio: GPIOOpeners = .real,
     makeReader: @escaping ReaderMaker = DaemonEnvironment.libnfcReader,
-    makeAudio: @escaping AudioMaker = DaemonEnvironment.alsaOutput, zones: ZoneInfoDirectory? = nil
+    makeAudio: @escaping AudioMaker = DaemonEnvironment.alsaOutput, zones: ZoneInfoDirectory? = nil,
+    signals: [Int32] = [SIGTERM, SIGINT, SIGHUP]
   ) {
     self.variables = variables
     self.time = time
@@ -39,6 +45,7 @@ public struct DaemonEnvironment: Sendable {
     self.makeReader = makeReader
     self.makeAudio = makeAudio
     self.zones = zones ?? ZoneInfoDirectory(environment: variables)
+    self.signals = signals
   }
 
   /// The machine: real clocks, libnfc, ALSA and libgpiod.

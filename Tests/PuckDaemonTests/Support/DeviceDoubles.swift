@@ -1,0 +1,142 @@
+import PuckCore
+import PuckDevices
+import Synchronization
+
+/// A reader the test presents tags to: the daemon's real `Readers` component drives it (start,
+/// polling on and off, health checks) and receives its events through the loop, as it would
+/// from libnfc's thread.
+final class ScriptedReader: TagReader {
+  private struct State {
+    var enabled = false
+    var started = false
+    var stopped = false
+    var health = DeviceHealth(.reader, state: .ok, detail: "scripted reader")
+  }
+
+  let connstring: String?
+  private let onEvent: @Sendable (TagReaderEvent) -> Void
+  private let state = Mutex(State())
+
+  init(connstring: String?, onEvent: @escaping @Sendable (TagReaderEvent) -> Void) {
+    self.connstring = connstring
+    self.onEvent = onEvent
+  }
+
+  func start() {
+    let health = state.withLock { state in
+      state.started = true
+      return state.health
+    }
+    onEvent(.health(health))
+  }
+
+  func start(after previous: (any TagReader)?) {
+    previous?.requestStop()
+    start()
+  }
+
+  func setEnabled(_ enabled: Bool) { state.withLock { $0.enabled = enabled } }
+  func checkHealth() { onEvent(.health(health)) }
+  func checkProgress() -> DeviceHealth? { nil }
+  var health: DeviceHealth { state.withLock { $0.health } }
+  func stop() { state.withLock { $0.stopped = true } }
+  func requestStop() { state.withLock { $0.stopped = true } }
+
+  /// Whether the daemon has the RF field on (a wake-up open or a pairing waiting).
+  var isPolling: Bool { state.withLock { $0.enabled } }
+  var isStopped: Bool { state.withLock { $0.stopped } }
+
+  /// A tag arrives. As libnfc's reader, a tag is only seen while polling.
+  func present(_ uid: TagUID, fresh: Bool = true) {
+    guard isPolling else { return }
+    onEvent(.scanned(uid, fresh: fresh))
+    onEvent(.removed)
+  }
+
+  /// The reader fails, or comes back.
+  func report(_ health: DeviceHealth) {
+    state.withLock { $0.health = health }
+    onEvent(.health(health))
+  }
+}
+
+/// An audio output that records what the daemon asked of it and reports as ALSA would.
+final class RecordingAudio: AudioOutput {
+  enum Call: Equatable {
+    case start(volume: Double, ramp: Duration)
+    case stop
+  }
+
+  private struct State {
+    var calls: [Call] = []
+    var playing = false
+    var opens = true
+  }
+
+  let deviceName: String
+  private let onEvent: @Sendable (AudioEvent) -> Void
+  private let state = Mutex(State())
+
+  init(device: String, onEvent: @escaping @Sendable (AudioEvent) -> Void) {
+    deviceName = device
+    self.onEvent = onEvent
+  }
+
+  func start(sound: PCMSound, startVolume: Double, ramp: Duration) {
+    let started = state.withLock { state -> Bool in
+      guard !state.playing else { return false }
+      state.playing = true
+      state.calls.append(.start(volume: startVolume, ramp: ramp))
+      return true
+    }
+    if started { onEvent(.playing(device: deviceName, sampleRate: 48_000, channels: 1)) }
+  }
+
+  func stop() {
+    let stopped = state.withLock { state -> Bool in
+      guard state.playing else { return false }
+      state.playing = false
+      state.calls.append(.stop)
+      return true
+    }
+    if stopped { onEvent(.stopped) }
+  }
+
+  var health: AudioHealth { state.withLock { $0.playing ? .playing(device: deviceName) : .idle } }
+
+  func checkOpens() throws(ALSAError) {
+    guard state.withLock({ $0.opens }) else {
+      throw ALSAError(code: -2, function: "snd_pcm_open", detail: "no such device")
+    }
+  }
+
+  func waitUntilStopped(timeout: Duration) -> Bool { true }
+
+  var calls: [Call] { state.withLock { $0.calls } }
+  var isPlaying: Bool { state.withLock { $0.playing } }
+  /// How many rings started.
+  var starts: Int { calls.count { if case .start = $0 { true } else { false } } }
+}
+
+/// Makes the daemon's reader and audio outputs and keeps them for the test.
+final class DeviceBench: Sendable {
+  private let made = Mutex<(readers: [ScriptedReader], audio: [RecordingAudio])>(([], []))
+
+  var reader: ScriptedReader? { made.withLock { $0.readers.last } }
+  var audio: RecordingAudio? { made.withLock { $0.audio.last } }
+  var readersMade: Int { made.withLock { $0.readers.count } }
+
+  func makeReader(_ connstring: String?, _ onEvent: @escaping @Sendable (TagReaderEvent) -> Void)
+    -> any TagReader
+  {
+    let reader = ScriptedReader(connstring: connstring, onEvent: onEvent)
+    made.withLock { $0.readers.append(reader) }
+    return reader
+  }
+
+  func makeAudio(_ device: String, _ onEvent: @escaping @Sendable (AudioEvent) -> Void) -> any AudioOutput {
+    let audio = RecordingAudio(device: device, onEvent: onEvent)
+    made.withLock { $0.audio.append(audio) }
+    return audio
+  }
+}
