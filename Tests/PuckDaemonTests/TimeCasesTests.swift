@@ -167,4 +167,28 @@ struct TimeCasesTests {
     #expect(try dock.guards().first?.ringing == true, "and the one-shot at 07:00")
     #expect(try dock.history().filter { $0.outcome == .missed }.isEmpty)
   }
+
+  @Test("a suspend over an alarm and a retry: on resume both ring at once, and one scan ends the wake-up")
+  func suspendOverAlarmAndRetry() throws {
+    let dock = try ManualDock(config: "[enforcement]\nretry_delay = 5min\n")
+    try dock.start()
+    let today = LocalDate(year: 2026, month: 3, day: 2)
+    try dock.addAlarm(6, 1, on: today)
+    try dock.addAlarm(6, 20, on: today)
+    try dock.advance(.seconds(60))
+    try dock.request(.stop)
+    // Asleep from 06:01 to 06:26: the retry (06:06) and the 06:20 alarm fell due meanwhile.
+    dock.clock.suspend(for: .seconds(25 * 60))
+    try dock.settle()
+    let open = try dock.guards()
+    #expect(open.count == 2)
+    #expect(open.contains { $0.ringing })
+    #expect(dock.bench.audio?.isPlaying == true)
+    dock.bench.reader?.present(dock.puck)
+    try dock.settle()
+    #expect(try dock.guards().isEmpty)
+    let history = try dock.history()
+    #expect(history.filter { $0.outcome == .woke }.count == 2)
+    #expect(history.filter { $0.outcome == .missed }.isEmpty)
+  }
 }

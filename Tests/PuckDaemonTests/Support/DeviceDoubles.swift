@@ -112,6 +112,17 @@ final class RecordingAudio: AudioOutput {
 
   func waitUntilStopped(timeout: Duration) -> Bool { true }
 
+  /// The device fails mid-ring (it vanished), as ALSA reports it; the ring is retried.
+  func fail() {
+    let error = ALSAError(code: -19, function: "snd_pcm_writei", detail: "No such device")
+    onEvent(.fault(AudioFault(device: deviceName, error: error, attempt: 1, retryIn: .seconds(1))))
+  }
+
+  /// The device is back and the ring plays again.
+  func recover() {
+    onEvent(.playing(device: deviceName, sampleRate: 48_000, channels: 1))
+  }
+
   var calls: [Call] { state.withLock { $0.calls } }
   var isPlaying: Bool { state.withLock { $0.playing } }
   /// How many rings started.

@@ -17,25 +17,26 @@ final class ManualDock {
   private let simulate: Bool
 
   var socket: String { directory + "/puckd.sock" }
-  var stateDirectory: String { directory + "/state" }
+  let stateDirectory: String
   private var localtime: String { directory + "/etc/localtime" }
 
   /// A dock whose wall clock reads `wall` (ISO 8601, UTC) in `zone`, with `config` as its
   /// config file. The paired tag is `puck` unless `paired` is false.
   init(
     at wall: String = "2026-03-02T06:00:00Z", zone: String = "UTC", config: String = "", paired: Bool = true,
-    simulate: Bool = false
+    simulate: Bool = false, stateDirectory: String? = nil
   ) throws {
     puck = try TagUID(parsing: "04:A2:3B:11:22:33:44")
     stranger = try TagUID(parsing: "DE:AD:BE:EF")
     directory = NSTemporaryDirectory() + "manual-dock-\(UUID().uuidString.prefix(8))"
     try FileManager.default.createDirectory(atPath: directory + "/etc", withIntermediateDirectories: true)
+    self.stateDirectory = stateDirectory ?? directory + "/state"
     try config.write(toFile: directory + "/puckd.conf", atomically: true, encoding: .utf8)
     clock = ManualClock(wall: .seconds(try Self.unixSeconds(wall)))
     self.simulate = simulate
     try setZone(zone)
     if paired {
-      try PairingFile(directory: StateDirectory(path: stateDirectory)).save(
+      try PairingFile(directory: StateDirectory(path: self.stateDirectory)).save(
         PairedTag(uid: puck, pairedAt: Instant(unixSeconds: 1_700_000_000)))
     }
   }
