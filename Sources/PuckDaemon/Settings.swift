@@ -92,8 +92,11 @@ final class Settings {
 
   /// The guard machine's settings for the current config and pairing.
   func guardSettings(pairedTag: TagUID?) -> WakeGuardSettings {
-    WakeGuardSettings(
+    var settings = WakeGuardSettings(
       retryDelay: config.enforcement.retryDelay, ringTimeout: config.enforcement.ringTimeout,
       pairedTag: pairedTag)
+    settings.retryShrink = config.enforcement.retryShrink
+    settings.retryFloor = config.enforcement.retryFloor
+    return settings
   }
 }

@@ -255,4 +255,34 @@ struct ManualClockDaemonTests {
     #expect(reply.ok == false)
     #expect(try dock.status().pairedTag == tag.masked, "the earlier pairing stays")
   }
+
+  @Test("adaptive bypass: each retry comes sooner, down to the floor, and starts louder, up to full volume")
+  func adaptiveBypass() throws {
+    let dock = try ManualDock(
+      config: """
+        [audio]
+        start_volume = 30%
+        volume_step = 25%
+        [enforcement]
+        retry_delay = 5min
+        retry_shrink = 2min
+        retry_floor = 1min
+        """)
+    try dock.start()
+    try dock.addAlarm(6, 1)
+    try dock.advance(.seconds(60))
+    var delays: [Int64] = []
+    for _ in 0..<4 {
+      try dock.request(.stop)
+      let retryAt = try #require(try dock.guards().first?.retryAt)
+      delays.append(retryAt.seconds(since: dock.now))
+      try dock.advance(.seconds(retryAt.seconds(since: dock.now)))
+      #expect(try dock.guards().first?.ringing == true)
+    }
+    #expect(delays == [300, 180, 60, 60], "status shows each retry's time")
+    let volumes = (dock.bench.audio?.calls ?? []).compactMap { call -> Double? in
+      if case .start(let volume, _) = call { volume } else { nil }
+    }
+    #expect(volumes == [0.30, 0.55, 0.80, 1.0, 1.0])
+  }
 }

@@ -30,6 +30,9 @@ extension DockConfig {
     #start_volume = 30%
     # How long the volume takes to rise from start_volume to full: 0s to 30min.
     #ramp = 60s
+    # Each ring of a wake-up after a bypass starts this much louder than the one before
+    # (up to full volume): 0% to 100%; 0% starts every ring at start_volume.
+    #volume_step = 0%
 
     # An active buzzer on a GPIO line, driven on and off while the alarm rings. Without a
     # [buzzer] section there is no buzzer; uncomment the header to fit one.
@@ -70,6 +73,11 @@ extension DockConfig {
     # How late an alarm may still ring when the board was off or puckd down at its time;
     # later than this it is recorded as missed instead: 0s to 12h.
     #missed_grace = 30min
+    # Each bypass after the first in one wake-up shortens the next retry by this much, down to
+    # retry_floor: 0s to 30min (0s: every retry waits retry_delay). With retry_delay = 5min,
+    # retry_shrink = 1min and retry_floor = 1min the retries come after 5, 4, 3, 2, 1, 1, ... min.
+    #retry_shrink = 0s
+    #retry_floor = 20s
 
     """
 }

@@ -2,11 +2,11 @@ extension DockConfig {
   /// The sections of `puckd.conf` and their keys, in the order the documentation lists them.
   public static let knownKeys: [(section: String, keys: [String])] = [
     ("reader", ["device"]),
-    ("audio", ["device", "sound", "start_volume", "ramp"]),
+    ("audio", ["device", "sound", "start_volume", "ramp", "volume_step"]),
     ("buzzer", ["chip", "line", "active_low", "on", "off"]),
     ("button", ["chip", "line", "active_low"]),
     ("led", ["chip", "line", "active_low"]),
-    ("enforcement", ["retry_delay", "ring_timeout", "missed_grace"]),
+    ("enforcement", ["retry_delay", "ring_timeout", "missed_grace", "retry_shrink", "retry_floor"]),
   ]
 
   /// The keys a section has, or none for an unknown section.
@@ -114,6 +114,8 @@ private struct ConfigParser {
       config.audio.startVolumePercent = try Self.percentage(value)
     case ("audio", "ramp"):
       config.audio.ramp = try Self.duration(value, in: AudioSettings.rampRange)
+    case ("audio", "volume_step"):
+      config.audio.volumeStepPercent = try Self.percentage(value)
     case ("buzzer", _):
       var buzzer = config.buzzer ?? BuzzerSettings()
       switch key {
@@ -136,6 +138,10 @@ private struct ConfigParser {
       config.enforcement.ringTimeout = try Self.duration(value, in: EnforcementSettings.ringTimeoutRange)
     case ("enforcement", "missed_grace"):
       config.enforcement.missedGrace = try Self.duration(value, in: EnforcementSettings.missedGraceRange)
+    case ("enforcement", "retry_shrink"):
+      config.enforcement.retryShrink = try Self.duration(value, in: EnforcementSettings.retryShrinkRange)
+    case ("enforcement", "retry_floor"):
+      config.enforcement.retryFloor = try Self.duration(value, in: EnforcementSettings.retryFloorRange)
     default:
       // `consume` only calls this for keys listed in `DockConfig.knownKeys`; a key listed there
       // without a case here is a bug in this file, not bad input.

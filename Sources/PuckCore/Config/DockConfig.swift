@@ -74,6 +74,9 @@ public struct AudioSettings: Hashable, Sendable {
   public var startVolumePercent: Int
   /// `ramp`: the time from the start volume to full volume.
   public var ramp: Duration
+  /// `volume_step`: how much higher each ring of a wake-up starts than the one before it, after
+  /// every bypass, in percent (0: every ring starts at `start_volume`).
+  public var volumeStepPercent: Int = 0
 
   /// The range `start_volume` accepts, in percent.
   public static let startVolumeRange: ClosedRange<Int> = 0...100
@@ -163,6 +166,11 @@ public struct EnforcementSettings: Hashable, Sendable {
   public var ringTimeout: Duration
   /// `missed_grace`: how late an alarm may still ring after downtime.
   public var missedGrace: Duration
+  /// `retry_shrink`: each bypass after the first in one wake-up shortens the next retry delay by
+  /// this much (0: every retry waits `retry_delay`).
+  public var retryShrink: Duration = .zero
+  /// `retry_floor`: the shortest a retry delay gets by shrinking.
+  public var retryFloor: Duration = .seconds(20)
 
   /// The range `retry_delay` accepts (docs/DESIGN.md D10).
   public static let retryDelayRange: ClosedRange<Duration> = .seconds(5)...(.seconds(30 * 60))
@@ -170,6 +178,10 @@ public struct EnforcementSettings: Hashable, Sendable {
   public static let ringTimeoutRange: ClosedRange<Duration> = .seconds(60)...(.seconds(2 * 3600))
   /// The range `missed_grace` accepts.
   public static let missedGraceRange: ClosedRange<Duration> = .zero...(.seconds(12 * 3600))
+  /// The range `retry_shrink` accepts.
+  public static let retryShrinkRange: ClosedRange<Duration> = .zero...(.seconds(30 * 60))
+  /// The range `retry_floor` accepts (the same minimum as `retry_delay`).
+  public static let retryFloorRange: ClosedRange<Duration> = .seconds(5)...(.seconds(30 * 60))
 
   /// Enforcement settings; defaults: 60 s retry delay, 10 min ring timeout, 30 min grace.
   public init(

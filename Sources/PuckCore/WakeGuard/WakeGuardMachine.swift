@@ -4,6 +4,10 @@ public struct WakeGuardSettings: Hashable, Sendable {
   public var retryDelay: Duration
   /// How long a ring may go untouched before it counts as a bypass.
   public var ringTimeout: Duration
+  /// How much shorter each retry after the first gets (adaptive bypass; zero: never shorter).
+  public var retryShrink: Duration = .zero
+  /// The shortest retry delay shrinking reaches.
+  public var retryFloor: Duration = .seconds(20)
   /// The paired tag; nil when none is paired.
   public var pairedTag: TagUID?
 
@@ -12,6 +16,15 @@ public struct WakeGuardSettings: Hashable, Sendable {
     self.retryDelay = retryDelay
     self.ringTimeout = ringTimeout
     self.pairedTag = pairedTag
+  }
+
+  /// The quiet time after the `bypass`-th bypass of a wake-up (1 for the first): `retryDelay`,
+  /// then shorter by `retryShrink` each time, never below `retryFloor` (nor above `retryDelay`
+  /// when the floor is set higher; docs/DESIGN.md W15).
+  public func retryDelay(afterBypass bypass: Int) -> Duration {
+    guard retryShrink > .zero, bypass > 1 else { return retryDelay }
+    let shrunk = retryDelay - retryShrink * (bypass - 1)
+    return max(min(retryFloor, retryDelay), shrunk)
   }
 }
 
@@ -147,7 +160,7 @@ public struct WakeGuardMachine: Hashable, Sendable {
         closed.append(wakeGuard)
         continue
       }
-      let retryAt = now.adding(settings.retryDelay)
+      let retryAt = now.adding(settings.retryDelay(afterBypass: wakeGuard.bypassCount))
       wakeGuard.phase = .quiet(retryAt: retryAt)
       remaining.append(wakeGuard)
       effects.append(.armRetry(guardID: wakeGuard.id, at: retryAt))

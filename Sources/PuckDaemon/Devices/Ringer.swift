@@ -40,9 +40,10 @@ final class Ringer {
     ringing = identity
     Log.notice("RINGING \(identity.description)")
     let audioSettings = settings.config.audio
-    audio.start(
-      sound: settings.sound, startVolume: Double(audioSettings.startVolumePercent) / 100,
-      ramp: audioSettings.ramp)
+    // Each ring after a bypass starts louder by `volume_step` (docs/DESIGN.md W15).
+    let percent = min(
+      100, audioSettings.startVolumePercent + identity.retry * audioSettings.volumeStepPercent)
+    audio.start(sound: settings.sound, startVolume: Double(percent) / 100, ramp: audioSettings.ramp)
     lines.buzzer.start()
   }
 

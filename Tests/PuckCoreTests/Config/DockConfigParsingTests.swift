@@ -65,6 +65,20 @@ import Testing
         == EnforcementSettings(retryDelay: .seconds(300), ringTimeout: .seconds(3600), missedGrace: .zero))
   }
 
+  @Test func adaptiveBypassKeys() throws {
+    let config = try DockConfig.parse(
+      "[audio]\nvolume_step = 15%\n[enforcement]\nretry_shrink = 1min\nretry_floor = 30s\n",
+      file: "puckd.conf")
+    #expect(config.audio.volumeStepPercent == 15)
+    #expect(config.enforcement.retryShrink == .seconds(60))
+    #expect(config.enforcement.retryFloor == .seconds(30))
+    #expect(DockConfig.defaults.enforcement.retryShrink == .zero, "off unless asked for")
+    #expect(DockConfig.defaults.audio.volumeStepPercent == 0)
+    #expect(error("[enforcement]\nretry_floor = 2s\n")?.description.contains("puckd.conf:2:") == true)
+    #expect(error("[enforcement]\nretry_shrink = 2h\n")?.description.contains("puckd.conf:2:") == true)
+    #expect(error("[audio]\nvolume_step = 150%\n")?.description.contains("puckd.conf:2:") == true)
+  }
+
   @Test func emptyFileAndMissingSectionsMeanDefaults() throws {
     #expect(try DockConfig.parse("", file: "puckd.conf") == DockConfig.defaults)
     let partial = try DockConfig.parse("[audio]\nstart_volume = 50%\n", file: "puckd.conf")
@@ -141,8 +155,8 @@ import Testing
       error == ConfigError(file: "puckd.conf", line: 3, reason: .unknownKey(section: "audio", key: "volume")))
     #expect(
       error?.description
-        == "puckd.conf:3: unknown key 'volume' in [audio]; the keys there are device, sound, start_volume, ramp"
-    )
+        == "puckd.conf:3: unknown key 'volume' in [audio]; the keys there are device, sound, start_volume, ramp, "
+        + "volume_step")
   }
 
   @Test func keysAreCaseSensitive() {

@@ -75,6 +75,38 @@ struct WakeGuardMachineTests {
     #expect(h.machine.currentRing?.description == "06:30 alarm, retry 1")
   }
 
+  @Test("adaptive bypass: each bypass after the first shortens the retry, down to the floor (W15)")
+  func adaptiveRetryShrinksToTheFloor() {
+    var h = Harness()
+    h.settings.retryDelay = .seconds(300)
+    h.settings.retryShrink = .seconds(120)
+    h.settings.retryFloor = .seconds(60)
+    h.send(.alarmDue(h.occurrence()))
+    var delays: [Int64] = []
+    for _ in 0..<5 {
+      let bypassedAt = h.now
+      let effects = h.send(.bypass)
+      guard case .armRetry(_, let at)? = effects.last else {
+        Issue.record("no retry armed: \(effects)")
+        return
+      }
+      delays.append(at.seconds(since: bypassedAt))
+      h.now = at
+      #expect(!h.send(.retryDue).isEmpty)
+      #expect(h.machine.currentRing?.retry == delays.count)
+    }
+    #expect(delays == [300, 180, 60, 60, 60])
+
+    // Off by default: every retry waits retry_delay.
+    let plain = WakeGuardSettings(retryDelay: .seconds(300), ringTimeout: .seconds(600), pairedTag: nil)
+    #expect((1...4).map { plain.retryDelay(afterBypass: $0) } == Array(repeating: .seconds(300), count: 4))
+    // A floor above the delay never lengthens a retry.
+    var high = plain
+    high.retryShrink = .seconds(10)
+    high.retryFloor = .seconds(900)
+    #expect(high.retryDelay(afterBypass: 3) == .seconds(300))
+  }
+
   @Test("a ring nobody touches is silenced at the ring timeout and counted as a bypass")
   func ringTimeoutIsBypass() {
     var h = Harness()
