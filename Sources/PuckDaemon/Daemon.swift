@@ -38,6 +38,7 @@ public final class Daemon {
   private let status: StatusReporter
   private let pairingFlow: PairingFlow
   private let rehearsal: RehearsalFlow
+  private let overrides: OverrideFlow
   private let router: RequestRouter
   private var server: ControlServer?
   private var localtimeWatch: DirectoryWatch?
@@ -78,17 +79,20 @@ public final class Daemon {
       time: time, files: files, guardsFile: guardsFile, alarms: alarms, pairing: pairing,
       enforcement: enforcement,
       schedule: schedule, missed: missed)
+    overrides = OverrideFlow(
+      time: time, loop: loop, settings: settings, guardsFile: guardsFile, journal: journal,
+      enforcement: enforcement)
     status = StatusReporter(
       time: time, settings: settings, files: files, guardsFile: guardsFile, alarms: alarms, pairing: pairing,
       journal: journal, enforcement: enforcement, schedule: schedule, ringer: ringer, readers: readers,
-      lines: lines, notifier: notifier)
+      lines: lines, overrides: overrides, notifier: notifier)
     pairingFlow = PairingFlow(
       time: time, loop: loop, settings: settings, store: pairing, enforcement: enforcement)
     rehearsal = RehearsalFlow(time: time, loop: loop, ringer: ringer, readers: readers, status: status)
     router = RequestRouter(
       time: time, settings: settings, files: files, guardsFile: guardsFile, alarms: alarms, journal: journal,
       enforcement: enforcement, schedule: schedule, retry: retry, status: status, readers: readers,
-      pairing: pairingFlow, rehearsal: rehearsal)
+      pairing: pairingFlow, rehearsal: rehearsal, overrides: overrides)
     wire()
   }
 
@@ -113,6 +117,7 @@ public final class Daemon {
     enforcement.afterEvent = { [unowned self] changed in
       // Pairing is refused while a wake-up is open (docs/DESIGN.md P3).
       self.pairingFlow.wakeUpOpened()
+      self.overrides.wakeUpChanged()
       if changed { self.schedule.refresh() }
     }
     enforcement.onJournalChanged = { [unowned self] in self.retry.arm() }
@@ -128,6 +133,7 @@ public final class Daemon {
       self.ringer.checkDevice()
     }
     retry.onRetried = { [unowned self] in self.status.update() }
+    overrides.onChange = { [unowned self] in self.status.update() }
     pairingFlow.onChange = { [unowned self] in
       self.updateReaderPolling()
       self.status.update()
@@ -189,6 +195,7 @@ public final class Daemon {
     server?.onClose = { [unowned self] client in
       self.pairingFlow.clientClosed(client)
       self.rehearsal.clientClosed(client)
+      self.overrides.clientClosed(client)
     }
     status.ready()
     Log.info("listening on \(options.socketPath)")

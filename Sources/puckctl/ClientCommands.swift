@@ -112,6 +112,7 @@ struct ClientCommands {
   }
 
   private func override(_ args: ArgumentList) throws -> ExitCode {
+    if args.flag("cancel") { return report(try client.send(.overrideCancel)) }
     if !args.flag("yes") {
       print("This ends every open wake-up without a scan, and is recorded in history.")
       print("Type 'override' to confirm: ", terminator: "")
@@ -121,7 +122,12 @@ struct ClientCommands {
         return .failure
       }
     }
-    return report(try client.send(.override))
+    // The daemon counts down (override_delay) before it closes anything; Ctrl-C stops it.
+    let reply = try client.send(.override) { line in
+      print(line)
+      fflush(nil)
+    }
+    return report(reply)
   }
 
   private func history(_ args: ArgumentList) throws -> ExitCode {

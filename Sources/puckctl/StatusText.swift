@@ -36,6 +36,11 @@ struct StatusText {
           "Wake-up:  open, \(view.description) rings again \(relative(retry)) — scan the puck to end it")
       }
     }
+    if let at = status.overrideAt {
+      lines.append(
+        "Override: counting down — every open wake-up closes WITHOUT a scan at \(local(at)) (\(relative(at))); "
+          + "sudo puckctl override --cancel stops it")
+    }
     if let name = status.nextAlarm, let at = status.nextAlarmAt {
       lines.append("Next:     \(name) at \(local(at)) (\(relative(at)))")
     } else {
@@ -59,7 +64,9 @@ struct StatusText {
       lines.append("Missed:   … and \(total - status.missed.count) more before these (see puckctl history)")
     }
     for missed in status.missed { lines.append("Missed:   \(missed)") }
-    if !status.problems.isEmpty || !status.missed.isEmpty {
+    let overrides = status.overrides ?? []
+    for override in overrides { lines.append("Override: \(override)") }
+    if !status.problems.isEmpty || !status.missed.isEmpty || !overrides.isEmpty {
       lines.append("          (clear these with: puckctl acknowledge)")
     }
     return lines.joined(separator: "\n")

@@ -42,6 +42,8 @@ private final class GPIODock: @unchecked Sendable {
       line = 17
       [led]
       line = 27
+      [enforcement]
+      override_delay = 0s
       """
     try config.write(toFile: directory + "/puckd.conf", atomically: true, encoding: .utf8)
     let tag = try TagUID(parsing: "04:A2:3B:11:22:33:44")

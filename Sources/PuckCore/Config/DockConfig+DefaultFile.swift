@@ -78,6 +78,9 @@ extension DockConfig {
     # retry_shrink = 1min and retry_floor = 1min the retries come after 5, 4, 3, 2, 1, 1, ... min.
     #retry_shrink = 0s
     #retry_floor = 20s
+    # How long "sudo puckctl override" waits, with the ring going on, before it closes the
+    # wake-ups without a scan: 0s to 30min. The way out should cost something.
+    #override_delay = 2min
 
     """
 }

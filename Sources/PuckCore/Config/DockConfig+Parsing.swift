@@ -6,7 +6,10 @@ extension DockConfig {
     ("buzzer", ["chip", "line", "active_low", "on", "off"]),
     ("button", ["chip", "line", "active_low"]),
     ("led", ["chip", "line", "active_low"]),
-    ("enforcement", ["retry_delay", "ring_timeout", "missed_grace", "retry_shrink", "retry_floor"]),
+    (
+      "enforcement",
+      ["retry_delay", "ring_timeout", "missed_grace", "retry_shrink", "retry_floor", "override_delay"]
+    ),
   ]
 
   /// The keys a section has, or none for an unknown section.
@@ -140,6 +143,8 @@ private struct ConfigParser {
       config.enforcement.missedGrace = try Self.duration(value, in: EnforcementSettings.missedGraceRange)
     case ("enforcement", "retry_shrink"):
       config.enforcement.retryShrink = try Self.duration(value, in: EnforcementSettings.retryShrinkRange)
+    case ("enforcement", "override_delay"):
+      config.enforcement.overrideDelay = try Self.duration(value, in: EnforcementSettings.overrideDelayRange)
     case ("enforcement", "retry_floor"):
       config.enforcement.retryFloor = try Self.duration(value, in: EnforcementSettings.retryFloorRange)
     default:

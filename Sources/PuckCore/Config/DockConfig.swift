@@ -171,6 +171,9 @@ public struct EnforcementSettings: Hashable, Sendable {
   public var retryShrink: Duration = .zero
   /// `retry_floor`: the shortest a retry delay gets by shrinking.
   public var retryFloor: Duration = .seconds(20)
+  /// `override_delay`: how long `puckctl override` waits, with the ring going on, before it
+  /// closes the wake-ups: the way out is not free.
+  public var overrideDelay: Duration = .seconds(120)
 
   /// The range `retry_delay` accepts (docs/DESIGN.md D10).
   public static let retryDelayRange: ClosedRange<Duration> = .seconds(5)...(.seconds(30 * 60))
@@ -180,6 +183,8 @@ public struct EnforcementSettings: Hashable, Sendable {
   public static let missedGraceRange: ClosedRange<Duration> = .zero...(.seconds(12 * 3600))
   /// The range `retry_shrink` accepts.
   public static let retryShrinkRange: ClosedRange<Duration> = .zero...(.seconds(30 * 60))
+  /// The range `override_delay` accepts.
+  public static let overrideDelayRange: ClosedRange<Duration> = .zero...(.seconds(30 * 60))
   /// The range `retry_floor` accepts (the same minimum as `retry_delay`).
   public static let retryFloorRange: ClosedRange<Duration> = .seconds(5)...(.seconds(30 * 60))
 

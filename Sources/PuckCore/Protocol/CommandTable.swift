@@ -259,12 +259,18 @@ extension CommandName {
       )
     case .override:
       return CommandSpec(
-        name: self, words: ["override"], role: .root, operand: nil, options: [CommandOption("yes", .flag)],
-        synopsis: "override [--yes]", summary: "end every open wake-up without a scan (root, recorded)",
+        name: self, words: ["override"], role: .root, operand: nil,
+        options: [CommandOption("yes", .flag), CommandOption("cancel", .flag)],
+        synopsis: "override [--yes] | --cancel",
+        summary: "end every open wake-up without a scan, after a delay (root, recorded)",
         help: """
           usage: sudo puckctl override [--yes]
-          Closes every open wake-up WITHOUT a scan. Recorded in history as an override. Asks for
-          confirmation unless --yes is given.
+                 sudo puckctl override --cancel
+          Closes every open wake-up WITHOUT a scan, once [enforcement] override_delay (2 min by
+          default) has passed with the ring going on; it waits and counts down meanwhile.
+          Ctrl-C, or --cancel from another terminal, stops it and the wake-up stays open; a scan
+          of the puck meanwhile ends the wake-up as usual. Recorded in history as an override
+          and shown in status until acknowledged. Asks for the word override unless --yes is given.
           """)
     case .history:
       return CommandSpec(

@@ -69,6 +69,8 @@ public enum ControlCommand: Hashable, Sendable {
   /// A simulated scan (only a `--simulate` daemon accepts it).
   case scan(TagUID)
   case override
+  /// Stops an override that is counting down (`puckctl override --cancel`).
+  case overrideCancel
   /// A page of the history, newest last.
   case history(HistoryQuery)
   /// A short rehearsal: ring for this many seconds, check every device.
@@ -89,7 +91,7 @@ public enum ControlCommand: Hashable, Sendable {
     case .alarmSkip: return .alarmSkip
     case .stop: return .stop
     case .scan: return .scan
-    case .override: return .override
+    case .override, .overrideCancel: return .override
     case .history: return .history
     case .test: return .test
     case .acknowledge: return .acknowledge

@@ -136,6 +136,10 @@ public struct DockStatus: Hashable, Sendable, Codable {
   /// How many alarms were missed since the last acknowledge; more than `missed` holds after a
   /// long downtime. Nil from a puckd that sent them all.
   public var missedTotal: Int?
+  /// When an override counting down closes the wake-ups; nil when none is.
+  public var overrideAt: Instant?
+  /// Overrides since the last acknowledge, newest last (a few).
+  public var overrides: [String]?
 
   public init(
     protected: Bool, reasons: [String], simulated: Bool, nextAlarm: String?, nextAlarmAt: Instant?,

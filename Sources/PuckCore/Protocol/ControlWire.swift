@@ -23,6 +23,8 @@ public enum ControlWire {
     /// `history`: a cursor from an earlier reply's `nextBefore`.
     var before: Int?
     var seconds: Int?
+    /// `override`: stop the override counting down instead of starting one.
+    var cancel: Bool?
   }
 
   /// `date` of `alarm.add`: `YYYY-MM-DD` as protocol 1 always had it, or `today`/`tomorrow`,
@@ -59,6 +61,7 @@ public enum ControlWire {
     var request = Request(v: version, command: command.name)
     switch command {
     case .status, .unpair, .alarmList, .stop, .override, .acknowledge: break
+    case .overrideCancel: request.cancel = true
     case .pair(let timeout): request.seconds = timeout
     case .alarmAdd(let draft):
       request.time = draft.time
@@ -136,7 +139,7 @@ public enum ControlWire {
       } catch {
         throw ControlFailure(.badRequest, error.description)
       }
-    case .override: return .override
+    case .override: return request.cancel == true ? .overrideCancel : .override
     case .history:
       // An old client sends `limit` alone, or nothing: it gets the newest entries.
       return .history(

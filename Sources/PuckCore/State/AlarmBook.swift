@@ -64,6 +64,9 @@ public struct EnforcementRecord: VersionedPayload, Hashable {
   /// History entries of closed guards not yet known to be in history
   /// (`WakeGuardMachine.pendingHistory`); absent in files written before it existed.
   public var pendingHistory: [HistoryEntry]
+  /// When overrides closed wake-ups without a scan, since the last acknowledge, oldest first; at
+  /// most `missedShown` (status shows them until acknowledged).
+  public private(set) var unacknowledgedOverrides: [Instant] = []
 
   public init(
     guards: [WakeGuard] = [], scheduledThrough: Instant? = nil, unacknowledgedMissed: [AlarmOccurrence] = [],
@@ -121,15 +124,22 @@ public struct EnforcementRecord: VersionedPayload, Hashable {
     missedBacklog.ranges += other.missedBacklog.ranges.filter { !missedBacklog.ranges.contains($0) }
   }
 
-  /// The owner has seen the missed alarms (`puckctl acknowledge`).
+  /// The owner has seen the missed alarms and the overrides (`puckctl acknowledge`).
   public mutating func acknowledgeMissed() {
     unacknowledgedMissed = []
     olderUnacknowledgedMissed = 0
+    unacknowledgedOverrides = []
+  }
+
+  /// An override closed wake-ups at `instant`.
+  public mutating func noteOverride(at instant: Instant) {
+    unacknowledgedOverrides.append(instant)
+    if unacknowledgedOverrides.count > Self.missedShown { unacknowledgedOverrides.removeFirst() }
   }
 
   private enum CodingKeys: String, CodingKey {
     case guards, scheduledThrough, handledThrough, missedBacklog, unacknowledgedMissed,
-      olderUnacknowledgedMissed, pendingHistory
+      olderUnacknowledgedMissed, pendingHistory, unacknowledgedOverrides
   }
 
   public init(from decoder: any Decoder) throws {
@@ -145,6 +155,8 @@ public struct EnforcementRecord: VersionedPayload, Hashable {
     // An optional addition, so schema version 1 still describes the file: an older puckd
     // ignores the key (and, journaling nothing, loses nothing it knew about).
     pendingHistory = try container.decodeIfPresent([HistoryEntry].self, forKey: .pendingHistory) ?? []
+    unacknowledgedOverrides =
+      try container.decodeIfPresent([Instant].self, forKey: .unacknowledgedOverrides) ?? []
     // A file from before the cap can hold thousands: keep the newest, count the rest.
     noteMissed(try container.decode([AlarmOccurrence].self, forKey: .unacknowledgedMissed))
   }
@@ -155,6 +167,9 @@ public struct EnforcementRecord: VersionedPayload, Hashable {
     try container.encodeIfPresent(scheduledThrough, forKey: .scheduledThrough)
     if !handledThrough.isEmpty { try container.encode(handledThrough, forKey: .handledThrough) }
     if !missedBacklog.isEmpty { try container.encode(missedBacklog.ranges, forKey: .missedBacklog) }
+    if !unacknowledgedOverrides.isEmpty {
+      try container.encode(unacknowledgedOverrides, forKey: .unacknowledgedOverrides)
+    }
     try container.encode(unacknowledgedMissed, forKey: .unacknowledgedMissed)
     if olderUnacknowledgedMissed > 0 {
       try container.encode(olderUnacknowledgedMissed, forKey: .olderUnacknowledgedMissed)

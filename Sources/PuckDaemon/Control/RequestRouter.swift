@@ -20,13 +20,15 @@ final class RequestRouter {
   let readers: Readers
   let pairing: PairingFlow
   let rehearsal: RehearsalFlow
+  let overrides: OverrideFlow
   /// Where a simulated scan goes (pairing first, else the guards).
   var onScan: (TagUID, Bool) -> Void = { _, _ in }
 
   init(
     time: any TimeSource, settings: Settings, files: StateFiles, guardsFile: GuardsFile, alarms: AlarmStore,
     journal: HistoryJournal, enforcement: Enforcement, schedule: ScheduleKeeper, retry: StateRetry,
-    status: StatusReporter, readers: Readers, pairing: PairingFlow, rehearsal: RehearsalFlow
+    status: StatusReporter, readers: Readers, pairing: PairingFlow, rehearsal: RehearsalFlow,
+    overrides: OverrideFlow
   ) {
     self.time = time
     self.settings = settings
@@ -41,6 +43,7 @@ final class RequestRouter {
     self.readers = readers
     self.pairing = pairing
     self.rehearsal = rehearsal
+    self.overrides = overrides
   }
 
   /// The role a peer holds: root (or, for a development daemon, the user it runs as), a member
@@ -92,7 +95,8 @@ final class RequestRouter {
     case .alarmSkip(let id): skipAlarm(id, client: client)
     case .stop: stop(client: client)
     case .scan(let uid): scan(uid, client: client)
-    case .override: override(client: client)
+    case .override: overrides.start(client: client)
+    case .overrideCancel: overrides.cancel(by: client)
     case .pair(let timeout): pairing.start(timeout: timeout, client: client)
     case .unpair: pairing.unpair(client: client)
     case .test(let seconds): rehearsal.start(seconds: seconds, client: client)
@@ -151,21 +155,6 @@ final class RequestRouter {
     } else {
       client.send(.success("scanned \(uid.masked): not the paired tag; the wake-up stays open"))
     }
-  }
-
-  private func override(client: ControlServer.Client) {
-    guard enforcement.isOpen else {
-      client.send(.success("no wake-up is open"))
-      return
-    }
-    Log.warning("override requested by uid \(client.peer.uid) (pid \(client.peer.pid))")
-    let count = enforcement.guards.count
-    enforcement.handle(.override)
-    let recorded =
-      !enforcement.historyIsWaiting
-      ? "recorded in history"
-      : "NOT yet recorded in history (\(journal.failure ?? "pending")); kept in \(EnforcementRecord.fileName) and retried"
-    client.send(.success("closed \(count) wake-up\(count == 1 ? "" : "s") WITHOUT a scan; \(recorded)"))
   }
 
   private func acknowledge(client: ControlServer.Client) {

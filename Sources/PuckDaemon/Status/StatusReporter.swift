@@ -18,13 +18,14 @@ final class StatusReporter {
   private let ringer: Ringer
   private let readers: Readers
   private let lines: DockLines
+  private let overrides: OverrideFlow
   private let notifier: SystemdNotifier
   private var lastLine = ""
 
   init(
     time: any TimeSource, settings: Settings, files: StateFiles, guardsFile: GuardsFile, alarms: AlarmStore,
     pairing: PairingStore, journal: HistoryJournal, enforcement: Enforcement, schedule: ScheduleKeeper,
-    ringer: Ringer, readers: Readers, lines: DockLines, notifier: SystemdNotifier
+    ringer: Ringer, readers: Readers, lines: DockLines, overrides: OverrideFlow, notifier: SystemdNotifier
   ) {
     self.time = time
     self.settings = settings
@@ -38,6 +39,7 @@ final class StatusReporter {
     self.ringer = ringer
     self.readers = readers
     self.lines = lines
+    self.overrides = overrides
     self.notifier = notifier
   }
 
@@ -79,7 +81,7 @@ final class StatusReporter {
     let snapshot = snapshot(next: next)
     let verdict = ProtectionVerdict(snapshot)
     let record = guardsFile.record
-    return DockStatus(
+    var status = DockStatus(
       protected: verdict.protected, reasons: verdict.reasons.map(\.text), simulated: settings.simulated,
       nextAlarm: next.map { $0.alarm.displayName }, nextAlarmAt: next?.at,
       guards: enforcement.guards.map(GuardView.init), pairedTag: snapshot.pairedTag,
@@ -89,6 +91,11 @@ final class StatusReporter {
         "\($0.displayName) due \(settings.describe($0.scheduledAt))"
       },
       zone: settings.zoneName, missedTotal: record.unacknowledgedMissedCount, reasonCodes: verdict.reasons)
+    status.overrideAt = overrides.closesAt
+    status.overrides = record.unacknowledgedOverrides.map {
+      "wake-ups closed WITHOUT a scan \(settings.describe($0))"
+    }
+    return status
   }
 
   /// The one line `systemctl status` shows: "RINGING 06:30 alarm, retry 2 (bypass 2)" or
@@ -97,6 +104,9 @@ final class StatusReporter {
     if let identity = ringer.ringing {
       let bypasses = enforcement.guards.last(where: \.isRinging)?.bypassCount ?? 0
       return "RINGING \(identity.description) (bypass \(bypasses))"
+    }
+    if let closesAt = overrides.closesAt {
+      return "OVERRIDE counting down: the wake-ups close \(settings.describe(closesAt)) without a scan"
     }
     if let open = enforcement.guards.first, let retry = open.retryAt {
       return "wake-up open: \(open.ringIdentity.description), rings again \(settings.describe(retry))"

@@ -13,8 +13,14 @@ struct StateDurabilityAttackTests {
   /// A daemon with a paired tag and one open, ringing wake-up, killed with SIGKILL so the
   /// guard is left open on disk. Returns the guard's ID.
   /// A running dock with the paired tag whose alarm is ringing.
+  /// Overrides here close at once (`override_delay = 0s`): these tests are about what is on disk
+  /// after the closing, not about the delay (`OverrideDelayTests`).
   private func ringingDock(config: String = "") throws -> DaemonHarness {
-    let dock = try DaemonHarness(config: config, audio: false)
+    let immediate =
+      config.contains("[enforcement]")
+      ? config.replacingOccurrences(of: "[enforcement]\n", with: "[enforcement]\noverride_delay = 0s\n")
+      : config + "\n[enforcement]\noverride_delay = 0s\n"
+    let dock = try DaemonHarness(config: immediate, audio: false)
     try dock.writePairing(paired)
     try dock.start()
     try dock.addAlarm(inSeconds: 2)

@@ -168,7 +168,16 @@ final class ManualDock {
       guard result == 0 else { throw CocoaError(.fileNoSuchFile) }
     }
 
-    deinit { Glibc.close(fd) }
+    private var isOpen = true
+
+    deinit { hangUp() }
+
+    /// Closes the client's end, as a client that goes away (Ctrl-C) does.
+    func hangUp() {
+      guard isOpen else { return }
+      isOpen = false
+      Glibc.close(fd)
+    }
 
     func send(_ command: ControlCommand) throws {
       try writeAll(ControlWire.encode(command) + [10], to: fd)

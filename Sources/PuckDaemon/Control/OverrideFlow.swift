@@ -1,0 +1,137 @@
+import PuckCore
+import PuckSystem
+
+/// `sudo puckctl override`: the way out that is not free (docs/DESIGN.md W16). It closes every
+/// open wake-up without a scan only after `override_delay` has passed with the ring going on;
+/// the client waits and counts down. Ctrl-C (the client going away) or `override --cancel`
+/// stops it; a scan meanwhile ends the wake-up as usual and the override with it. Nothing is
+/// kept on disk: a restart during the delay leaves the wake-up open, the safe direction.
+final class OverrideFlow {
+  private struct Session {
+    let client: ControlServer.Client
+    let timer: any LoopTimer
+    let closesAt: Instant
+  }
+
+  private let time: any TimeSource
+  private let loop: EventLoop<LoopMessage>
+  private let settings: Settings
+  private let guardsFile: GuardsFile
+  private let journal: HistoryJournal
+  private let enforcement: Enforcement
+  private var session: Session?
+  /// Called when an override starts, ends or is cancelled (status).
+  var onChange: () -> Void = {}
+
+  init(
+    time: any TimeSource, loop: EventLoop<LoopMessage>, settings: Settings, guardsFile: GuardsFile,
+    journal: HistoryJournal, enforcement: Enforcement
+  ) {
+    self.time = time
+    self.loop = loop
+    self.settings = settings
+    self.guardsFile = guardsFile
+    self.journal = journal
+    self.enforcement = enforcement
+  }
+
+  /// When the override counting down closes the wake-ups.
+  var closesAt: Instant? { session?.closesAt }
+
+  func start(client: ControlServer.Client) {
+    guard enforcement.isOpen else {
+      client.send(.success("no wake-up is open"))
+      return
+    }
+    if let current = session {
+      client.send(
+        .failure(
+          ControlFailure(
+            .refused,
+            "an override is already counting down (it closes the wake-ups \(settings.describe(current.closesAt))); "
+              + "sudo puckctl override --cancel stops it")))
+      return
+    }
+    let delay = settings.config.enforcement.overrideDelay
+    Log.warning(
+      "override requested by uid \(client.peer.uid) (pid \(client.peer.pid)); "
+        + (delay > .zero
+          ? "the wake-ups close in \(delay) unless it is cancelled" : "closing the wake-ups now"))
+    guard delay > .zero else {
+      close(replyingTo: client)
+      return
+    }
+    do {
+      let timer = try time.makeTimer(.monotonic)
+      try timer.arm(after: delay)
+      try loop.watch(timer) { [unowned self] _ in self.delayPassed() }
+      let closesAt = time.instant.adding(delay)
+      session = Session(client: client, timer: timer, closesAt: closesAt)
+      client.send(
+        .progress(
+          "the ring goes on; every open wake-up closes WITHOUT a scan \(settings.describe(closesAt)) (in \(delay)). "
+            + "Ctrl-C or 'sudo puckctl override --cancel' stops it; scanning the puck ends the wake-up as usual"
+        ))
+      onChange()
+    } catch {
+      client.send(.failure(ControlFailure(.failed, "\(error)")))
+    }
+  }
+
+  /// `override --cancel`.
+  func cancel(by client: ControlServer.Client) {
+    guard session != nil else {
+      client.send(.success("no override is counting down"))
+      return
+    }
+    end(.failure(ControlFailure(.failed, "override cancelled; the wake-up stays open")))
+    Log.notice("override cancelled by uid \(client.peer.uid); the wake-up stays open")
+    client.send(.success("override cancelled; the wake-up stays open"))
+  }
+
+  /// After every wake-guard event: a scan that ended the wake-up ends the override too.
+  func wakeUpChanged() {
+    guard session != nil, !enforcement.isOpen else { return }
+    Log.notice("override not needed: the wake-up ended by a scan")
+    end(.success("the wake-up ended with a scan meanwhile; nothing was overridden"))
+  }
+
+  /// A connection closed: an override waiting on it is abandoned (Ctrl-C).
+  func clientClosed(_ client: ControlServer.Client) {
+    guard let current = session, current.client === client else { return }
+    Log.notice("override abandoned (puckctl went away); the wake-up stays open")
+    end(nil)
+  }
+
+  private func delayPassed() {
+    guard let current = session else { return }
+    end(nil)
+    close(replyingTo: current.client)
+  }
+
+  private func end(_ reply: ControlReply?) {
+    guard let current = session else { return }
+    session = nil
+    loop.unwatch(current.timer.fd)
+    if let reply, !current.client.isClosed { current.client.send(reply) }
+    onChange()
+  }
+
+  /// Closes every open wake-up without a scan, records it, and answers `client`.
+  private func close(replyingTo client: ControlServer.Client) {
+    guard enforcement.isOpen else {
+      if !client.isClosed { client.send(.success("no wake-up is open")) }
+      return
+    }
+    let count = enforcement.guards.count
+    guardsFile.update { $0.noteOverride(at: time.instant) }
+    enforcement.handle(.override)
+    let recorded =
+      !enforcement.historyIsWaiting
+      ? "recorded in history"
+      : "NOT yet recorded in history (\(journal.failure ?? "pending")); kept in \(EnforcementRecord.fileName) and retried"
+    if !client.isClosed {
+      client.send(.success("closed \(count) wake-up\(count == 1 ? "" : "s") WITHOUT a scan; \(recorded)"))
+    }
+  }
+}
