@@ -37,6 +37,9 @@ public struct Alarm: Hashable, Sendable, Codable, Identifiable {
   public var requiresPuck: Bool
   /// The local date of an occurrence the owner chose to skip (`puckctl alarm skip`).
   public var skippedDate: LocalDate?
+  /// Paused: no occurrence rings on a local date before this one (`puckctl alarm pause ID
+  /// --until DATE`; DATE is the first day it rings again). Past dates mean nothing.
+  public var pausedUntil: LocalDate?
 
   public init(
     id: AlarmID, time: WallTime, recurrence: Recurrence, label: String = "",
@@ -63,7 +66,7 @@ public struct Alarm: Hashable, Sendable, Codable, Identifiable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case id, time, days, date, label, enabled, requiresPuck, skippedDate
+    case id, time, days, date, label, enabled, requiresPuck, skippedDate, pausedUntil
   }
 
   public init(from decoder: any Decoder) throws {
@@ -76,6 +79,7 @@ public struct Alarm: Hashable, Sendable, Codable, Identifiable {
     enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
     requiresPuck = try container.decodeIfPresent(Bool.self, forKey: .requiresPuck) ?? true
     skippedDate = try container.decodeIfPresent(LocalDate.self, forKey: .skippedDate)
+    pausedUntil = try container.decodeIfPresent(LocalDate.self, forKey: .pausedUntil)
     let days = try container.decodeIfPresent([Weekday].self, forKey: .days)
     let date = try container.decodeIfPresent(LocalDate.self, forKey: .date)
     switch (days, date) {
@@ -99,5 +103,6 @@ public struct Alarm: Hashable, Sendable, Codable, Identifiable {
     try container.encode(enabled, forKey: .enabled)
     try container.encode(requiresPuck, forKey: .requiresPuck)
     try container.encodeIfPresent(skippedDate, forKey: .skippedDate)
+    try container.encodeIfPresent(pausedUntil, forKey: .pausedUntil)
   }
 }

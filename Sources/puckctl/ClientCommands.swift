@@ -39,6 +39,11 @@ struct ClientCommands {
     case .alarmEnable: return try simple(.alarmSetEnabled(try alarmID(args), true))
     case .alarmDisable: return try simple(.alarmSetEnabled(try alarmID(args), false))
     case .alarmSkip: return try simple(.alarmSkip(try alarmID(args)))
+    case .alarmEdit: return try alarmEdit(args)
+    case .alarmPause: return try simple(.alarmPause(try alarmID(args), until: try until(args)))
+    case .alarmResume: return try simple(.alarmPause(try alarmID(args), until: nil))
+    case .pause: return try simple(.pause(until: try until(args)))
+    case .resume: return try simple(.pause(until: nil))
     case .stop: return try simple(.stop)
     case .scan:
       let uid: TagUID
@@ -189,11 +194,61 @@ struct ClientCommands {
         if !alarm.enabled { line += "  (disabled)" }
         if !alarm.requiresPuck { line += "  (no puck)" }
         if let skipped = alarm.skippedDate { line += "  (skipping \(skipped))" }
+        if let paused = alarm.pausedUntil, paused > zone.localDateTime(at: now).date {
+          line += "  (paused until \(paused))"
+        }
         if let next = view.next { line += "  next \(text.local(next))" }
         print(line)
       }
     }
     return .success
+  }
+
+  /// `--until`: a date, or today or tomorrow as the dock sees them.
+  private func until(_ args: ArgumentList) throws -> DraftDate {
+    guard let text = args.value("until") else {
+      throw UsageError("--until needs a date: YYYY-MM-DD, today or tomorrow (the first day it rings again)")
+    }
+    return try draftDate(text)
+  }
+
+  private func draftDate(_ text: String) throws -> DraftDate {
+    switch text.lowercased() {
+    case "today": return .today
+    case "tomorrow": return .tomorrow
+    default: return .absolute(try LocalDate(parsing: text))
+    }
+  }
+
+  private func alarmEdit(_ args: ArgumentList) throws -> ExitCode {
+    var change = AlarmEdit()
+    if let text = args.value("time") { change.time = try WallTime(parsing: text) }
+    switch (args.value("days"), args.value("date")) {
+    case (.some, .some): throw ScheduleInputError.daysAndDate
+    case (let days?, nil): change.recurrence = .weekly(try Weekday.parseSet(days))
+    case (nil, let text?):
+      switch try draftDate(text) {
+      case .absolute(let date): change.recurrence = .once(date)
+      case .today: change.recurrence = .today
+      case .tomorrow: change.recurrence = .tomorrow
+      }
+    case (nil, nil): break
+    }
+    if let label = args.value("label") {
+      guard Alarm.isAcceptableLabel(label) else { throw UsageError("--label: \(Alarm.labelRule)") }
+      change.label = label
+    }
+    switch (args.flag("puck"), args.flag("no-puck")) {
+    case (true, true): throw UsageError("--puck and --no-puck together")
+    case (true, false): change.requiresPuck = true
+    case (false, true): change.requiresPuck = false
+    case (false, false): break
+    }
+    guard !change.isEmpty else {
+      throw UsageError(
+        "alarm edit needs something to change: --time, --days or --date, --label, --puck or --no-puck")
+    }
+    return report(try client.send(.alarmEdit(try alarmID(args), change)))
   }
 
   private func alarmAdd(_ args: ArgumentList) throws -> ExitCode {

@@ -41,6 +41,10 @@ struct StatusText {
         "Override: counting down — every open wake-up closes WITHOUT a scan at \(local(at)) (\(relative(at))); "
           + "sudo puckctl override --cancel stops it")
     }
+    if let paused = status.pausedUntil {
+      lines.append(
+        "Paused:   the whole dock, until \(paused) (alarms ring again that day; puckctl resume ends it)")
+    }
     if let name = status.nextAlarm, let at = status.nextAlarmAt {
       lines.append("Next:     \(name) at \(local(at)) (\(relative(at)))")
     } else {

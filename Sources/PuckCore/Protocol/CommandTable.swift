@@ -9,6 +9,11 @@ public enum CommandName: String, CaseIterable, Hashable, Sendable {
   case alarmEnable = "alarm.enable"
   case alarmDisable = "alarm.disable"
   case alarmSkip = "alarm.skip"
+  case alarmEdit = "alarm.edit"
+  case alarmPause = "alarm.pause"
+  case alarmResume = "alarm.resume"
+  case pause
+  case resume
   case stop
   case scan
   case override
@@ -68,6 +73,8 @@ public struct CommandOption: Hashable, Sendable {
     case days
     /// A date: `YYYY-MM-DD`, `today` or `tomorrow`; the relative words are the dock's.
     case date
+    /// An alarm time, `HH:MM` or `HH:MM:SS`.
+    case time
   }
 
   /// The name without the dashes: `timeout` for `--timeout`.
@@ -187,9 +194,15 @@ public enum CommandTable {
                               [--date YYYY-MM-DD|today|tomorrow] [--label TEXT] [--no-puck]
            puckctl alarm list [--json]
            puckctl alarm rm ID | enable ID | disable ID | skip ID
+           puckctl alarm edit ID [--time HH:MM] [--days ...|--date ...] [--label TEXT]
+                                 [--puck|--no-puck]
+           puckctl alarm pause ID --until YYYY-MM-DD|today|tomorrow
+           puckctl alarm resume ID
     Without --days or --date an alarm rings once, at the next HH:MM. That, 'today' and
     'tomorrow' follow the dock's clock and time zone, not this shell's. 'skip' skips only the
-    next occurrence. --no-puck: a stop ends it, no scan needed.
+    next occurrence. --no-puck: a stop ends it, no scan needed. 'pause --until DATE': nothing
+    rings before DATE, the first day it rings again. Edit, pause and resume are refused for an
+    alarm whose wake-up is open.
     """
 }
 
@@ -244,6 +257,36 @@ extension CommandName {
       return alarmChange(["alarm", "disable"], summary: "keep an alarm without ringing it")
     case .alarmSkip:
       return alarmChange(["alarm", "skip"], summary: "skip only the next occurrence")
+    case .alarmEdit:
+      return CommandSpec(
+        name: self, words: ["alarm", "edit"], role: .member, operand: .alarmID,
+        options: [
+          CommandOption("time", .time), CommandOption("days", .days), CommandOption("date", .date),
+          CommandOption("label", .label), CommandOption("puck", .flag), CommandOption("no-puck", .flag),
+        ],
+        synopsis: "alarm edit ID [...]", summary: "change an alarm's time, days, date, label or puck",
+        help: CommandTable.alarmHelp)
+    case .alarmPause:
+      return CommandSpec(
+        name: self, words: ["alarm", "pause"], role: .member, operand: .alarmID,
+        options: [CommandOption("until", .date)], synopsis: "alarm pause ID --until DATE",
+        summary: "no ring from this alarm before DATE", help: CommandTable.alarmHelp)
+    case .alarmResume:
+      return alarmChange(["alarm", "resume"], summary: "end an alarm's pause")
+    case .pause:
+      return CommandSpec(
+        name: self, words: ["pause"], role: .member, operand: nil, options: [CommandOption("until", .date)],
+        synopsis: "pause --until DATE", summary: "no alarm rings before DATE (holidays)",
+        help: """
+          usage: puckctl pause --until YYYY-MM-DD|today|tomorrow
+          Pauses the whole dock: no alarm rings on a day before DATE, the first day alarms ring
+          again ('today' and 'tomorrow' are the dock's). Refused while a wake-up is open. Status
+          and the alarm list show it. 'puckctl resume' ends it early.
+          """)
+    case .resume:
+      return CommandSpec(
+        name: self, words: ["resume"], role: .member, operand: nil, options: [], synopsis: "resume",
+        summary: "end the whole dock's pause", help: "usage: puckctl resume\nEnds a pause of the whole dock.")
     case .stop:
       return CommandSpec(
         name: self, words: ["stop"], role: .member, operand: nil, options: [], synopsis: "stop",

@@ -53,6 +53,43 @@ public enum DraftRecurrence: Hashable, Sendable {
   }
 }
 
+/// A date as the client said it: a calendar date, or today or tomorrow in the daemon's zone.
+public enum DraftDate: Hashable, Sendable {
+  case absolute(LocalDate)
+  case today
+  case tomorrow
+
+  /// The date, `today` being the daemon's.
+  public func resolved(today: LocalDate) -> LocalDate {
+    switch self {
+    case .absolute(let date): return date
+    case .today: return today
+    case .tomorrow: return today.adding(days: 1)
+    }
+  }
+}
+
+/// What `alarm edit` changes; nil leaves a field as it is.
+public struct AlarmEdit: Hashable, Sendable {
+  public var time: WallTime?
+  /// Weekly days, or once on a date (`today`/`tomorrow` are the daemon's); never `.next`.
+  public var recurrence: DraftRecurrence?
+  public var label: String?
+  public var requiresPuck: Bool?
+
+  public init(
+    time: WallTime? = nil, recurrence: DraftRecurrence? = nil, label: String? = nil, requiresPuck: Bool? = nil
+  ) {
+    self.time = time
+    self.recurrence = recurrence
+    self.label = label
+    self.requiresPuck = requiresPuck
+  }
+
+  /// Whether it changes nothing.
+  public var isEmpty: Bool { time == nil && recurrence == nil && label == nil && requiresPuck == nil }
+}
+
 /// A request on the control socket, decoded and validated.
 public enum ControlCommand: Hashable, Sendable {
   case status
@@ -64,6 +101,12 @@ public enum ControlCommand: Hashable, Sendable {
   case alarmRemove(AlarmID)
   case alarmSetEnabled(AlarmID, Bool)
   case alarmSkip(AlarmID)
+  /// Changes an alarm's time, days or date, label or puck requirement.
+  case alarmEdit(AlarmID, AlarmEdit)
+  /// Pauses an alarm until a date (the first day it rings again), or resumes it (nil).
+  case alarmPause(AlarmID, until: DraftDate?)
+  /// Pauses the whole dock until a date, or resumes it (nil).
+  case pause(until: DraftDate?)
   /// A bypass, as the dock button.
   case stop
   /// A simulated scan (only a `--simulate` daemon accepts it).
@@ -89,6 +132,9 @@ public enum ControlCommand: Hashable, Sendable {
     case .alarmRemove: return .alarmRemove
     case .alarmSetEnabled(_, let enabled): return enabled ? .alarmEnable : .alarmDisable
     case .alarmSkip: return .alarmSkip
+    case .alarmEdit: return .alarmEdit
+    case .alarmPause(_, let until): return until == nil ? .alarmResume : .alarmPause
+    case .pause(let until): return until == nil ? .resume : .pause
     case .stop: return .stop
     case .scan: return .scan
     case .override, .overrideCancel: return .override

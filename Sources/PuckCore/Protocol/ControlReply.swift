@@ -136,6 +136,8 @@ public struct DockStatus: Hashable, Sendable, Codable {
   /// How many alarms were missed since the last acknowledge; more than `missed` holds after a
   /// long downtime. Nil from a puckd that sent them all.
   public var missedTotal: Int?
+  /// The whole dock is paused: no alarm rings before this date; nil when not paused.
+  public var pausedUntil: LocalDate?
   /// When an override counting down closes the wake-ups; nil when none is.
   public var overrideAt: Instant?
   /// Overrides since the last acknowledge, newest last (a few).

@@ -25,6 +25,8 @@ public enum ControlWire {
     var seconds: Int?
     /// `override`: stop the override counting down instead of starting one.
     var cancel: Bool?
+    /// `alarm.pause`, `pause`: the first day alarms ring again.
+    var until: WireDate?
   }
 
   /// `date` of `alarm.add`: `YYYY-MM-DD` as protocol 1 always had it, or `today`/`tomorrow`,
@@ -33,6 +35,22 @@ public enum ControlWire {
     case absolute(LocalDate)
     case today
     case tomorrow
+
+    init(_ date: DraftDate) {
+      switch date {
+      case .absolute(let day): self = .absolute(day)
+      case .today: self = .today
+      case .tomorrow: self = .tomorrow
+      }
+    }
+
+    var draft: DraftDate {
+      switch self {
+      case .absolute(let day): return .absolute(day)
+      case .today: return .today
+      case .tomorrow: return .tomorrow
+      }
+    }
 
     init(from decoder: any Decoder) throws {
       let text = try decoder.singleValueContainer().decode(String.self)
@@ -75,6 +93,22 @@ public enum ControlWire {
       request.label = draft.label
       request.requiresPuck = draft.requiresPuck
     case .alarmRemove(let id), .alarmSetEnabled(let id, _), .alarmSkip(let id): request.id = id
+    case .alarmEdit(let id, let change):
+      request.id = id
+      request.time = change.time
+      switch change.recurrence {
+      case .weekly(let days)?: request.days = days.sorted()
+      case .once(let date)?: request.date = .absolute(date)
+      case .today?: request.date = .today
+      case .tomorrow?: request.date = .tomorrow
+      case .next?, nil: break
+      }
+      request.label = change.label
+      request.requiresPuck = change.requiresPuck
+    case .alarmPause(let id, let until):
+      request.id = id
+      request.until = until.map(WireDate.init)
+    case .pause(let until): request.until = until.map(WireDate.init)
     case .scan(let uid): request.uid = uid.description
     case .history(let query):
       request.limit = query.limit
@@ -132,6 +166,34 @@ public enum ControlWire {
     case .alarmEnable: return .alarmSetEnabled(try id(), true)
     case .alarmDisable: return .alarmSetEnabled(try id(), false)
     case .alarmSkip: return .alarmSkip(try id())
+    case .alarmEdit:
+      var change = AlarmEdit(time: request.time, label: request.label, requiresPuck: request.requiresPuck)
+      switch (request.days, request.date) {
+      case (let days?, nil) where !days.isEmpty: change.recurrence = .weekly(Set(days))
+      case (nil, .absolute(let date)?): change.recurrence = .once(date)
+      case (nil, .today?): change.recurrence = .today
+      case (nil, .tomorrow?): change.recurrence = .tomorrow
+      case (nil, nil): break
+      default: throw ControlFailure(.badRequest, "alarm.edit takes non-empty days or a date, not both")
+      }
+      if let label = change.label, !Alarm.isAcceptableLabel(label) {
+        throw ControlFailure(.badRequest, Alarm.labelRule)
+      }
+      guard !change.isEmpty else {
+        throw ControlFailure(
+          .badRequest, "alarm.edit needs something to change: a time, days or a date, a label or the puck")
+      }
+      return .alarmEdit(try id(), change)
+    case .alarmPause:
+      guard let until = request.until else {
+        throw ControlFailure(.badRequest, "alarm.pause needs until: a date")
+      }
+      return .alarmPause(try id(), until: until.draft)
+    case .alarmResume: return .alarmPause(try id(), until: nil)
+    case .pause:
+      guard let until = request.until else { throw ControlFailure(.badRequest, "pause needs until: a date") }
+      return .pause(until: until.draft)
+    case .resume: return .pause(until: nil)
     case .stop: return .stop
     case .scan:
       do {

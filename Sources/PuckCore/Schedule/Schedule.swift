@@ -13,7 +13,8 @@ public enum Schedule {
   public static func nextFire(of alarm: Alarm, after: Instant, in zone: ZoneRules) -> Instant? {
     guard alarm.enabled else { return nil }
     var iterator = OccurrenceIterator(
-      time: alarm.time, recurrence: alarm.recurrence, after: after, zone: zone, skipping: alarm.skippedDate)
+      time: alarm.time, recurrence: alarm.recurrence, after: after, zone: zone, skipping: alarm.skippedDate,
+      pausedBefore: alarm.pausedUntil)
     return iterator.next()?.instant
   }
 
@@ -41,7 +42,8 @@ public enum Schedule {
   ) -> [Occurrence] {
     guard alarm.enabled else { return [] }
     var iterator = OccurrenceIterator(
-      time: alarm.time, recurrence: alarm.recurrence, after: after, zone: zone, skipping: alarm.skippedDate)
+      time: alarm.time, recurrence: alarm.recurrence, after: after, zone: zone, skipping: alarm.skippedDate,
+      pausedBefore: alarm.pausedUntil)
     var found: [Occurrence] = []
     while found.count < limit ?? .max, let occurrence = iterator.next(), occurrence.instant <= through {
       found.append(occurrence)
@@ -57,21 +59,31 @@ struct OccurrenceIterator: IteratorProtocol {
   let recurrence: Recurrence
   let zone: ZoneRules
   let skipping: LocalDate?
+  /// Dates before this one are paused.
+  let pausedBefore: LocalDate?
   /// The next local date to try.
   private var date: LocalDate
   /// Occurrences must come strictly after this.
   private var latest: Instant
   private var finished = false
 
-  init(time: WallTime, recurrence: Recurrence, after: Instant, zone: ZoneRules, skipping: LocalDate?) {
+  init(
+    time: WallTime, recurrence: Recurrence, after: Instant, zone: ZoneRules, skipping: LocalDate?,
+    pausedBefore: LocalDate? = nil
+  ) {
     self.time = time
     self.recurrence = recurrence
     self.zone = zone
     self.skipping = skipping
+    self.pausedBefore = pausedBefore
     self.latest = after
     // Start two days early: a date's occurrence can land up to a day later than its wall-clock
     // time (a skipped whole day), and must still be found.
     self.date = zone.localDateTime(at: after).date.adding(days: -2)
+  }
+
+  private func isPaused(_ date: LocalDate) -> Bool {
+    pausedBefore.map { date < $0 } ?? false
   }
 
   mutating func next() -> Occurrence? {
@@ -79,7 +91,7 @@ struct OccurrenceIterator: IteratorProtocol {
     switch recurrence {
     case .once(let onceDate):
       finished = true
-      guard onceDate != skipping else { return nil }
+      guard onceDate != skipping, !isPaused(onceDate) else { return nil }
       let instant = zone.instant(for: onceDate, at: time)
       return instant > latest ? Occurrence(date: onceDate, instant: instant) : nil
     case .weekly(let days):
@@ -90,7 +102,7 @@ struct OccurrenceIterator: IteratorProtocol {
       while true {
         let candidate = date
         date = date.adding(days: 1)
-        guard days.contains(candidate.weekday), candidate != skipping else { continue }
+        guard days.contains(candidate.weekday), candidate != skipping, !isPaused(candidate) else { continue }
         let instant = zone.instant(for: candidate, at: time)
         // `<=` also drops a date that resolves onto an instant already returned.
         guard instant > latest else { continue }

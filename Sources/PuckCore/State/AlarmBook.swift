@@ -9,10 +9,25 @@ public struct AlarmBook: VersionedPayload, Hashable {
   public var alarms: [Alarm]
   /// IDs are never reused, so an old `puckctl alarm rm 3` cannot hit a newer alarm.
   public var nextID: AlarmID
+  /// The whole dock paused: no alarm rings on a local date before this one (`puckctl pause
+  /// --until DATE`, holidays). Optional on disk, so the file stays version 1.
+  public var pausedUntil: LocalDate?
 
-  public init(alarms: [Alarm] = [], nextID: AlarmID = 1) {
+  public init(alarms: [Alarm] = [], nextID: AlarmID = 1, pausedUntil: LocalDate? = nil) {
     self.alarms = alarms
     self.nextID = nextID
+    self.pausedUntil = pausedUntil
+  }
+
+  /// The alarms as the schedule sees them: each paused until the later of its own pause and the
+  /// dock's.
+  public var scheduled: [Alarm] {
+    guard let dock = pausedUntil else { return alarms }
+    return alarms.map { alarm in
+      var paused = alarm
+      paused.pausedUntil = max(alarm.pausedUntil ?? dock, dock)
+      return paused
+    }
   }
 
   /// Whether the book holds `maximumAlarms` or more, so `alarm add` is refused.

@@ -73,7 +73,7 @@ extension RequestRouter {
         .failure(ControlFailure(.refused, "alarm \(id) is already ringing; only the puck ends it now")))
       return
     }
-    var unskipped = alarms.book.alarms[index]
+    var unskipped = alarms.alarms[index]
     unskipped.skippedDate = nil
     // From the handled point, not from now: after a backward step the occurrence just ahead
     // of the clock may already have rung, and skipping it would skip nothing.
@@ -85,5 +85,113 @@ extension RequestRouter {
     changeAlarm(id, client: client, verb: "will skip \(settings.describe(next))") { book, index in
       book.alarms[index].skippedDate = date
     }
+  }
+
+  /// Refuses a change to alarm `id` while its wake-up is open: nothing about it changes until
+  /// the puck ends it (docs/DESIGN.md S11).
+  private func refuseIfOpen(_ id: AlarmID, _ verb: String, client: ControlServer.Client) -> Bool {
+    guard enforcement.guards.contains(where: { $0.occurrence.alarmID == id }) else { return false }
+    client.send(
+      .failure(
+        ControlFailure(
+          .refused, "alarm \(id) has a wake-up open; it cannot be \(verb) until the puck ends it")))
+    return true
+  }
+
+  func editAlarm(_ id: AlarmID, _ change: AlarmEdit, client: ControlServer.Client) {
+    schedule.processDue()
+    guard alarms.book.index(of: id) != nil else {
+      client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
+      return
+    }
+    guard !refuseIfOpen(id, "edited", client: client) else { return }
+    let now = time.instant
+    let zone = settings.zone
+    changeAlarm(id, client: client, verb: "changed") { book, index in
+      var alarm = book.alarms[index]
+      let time = change.time ?? alarm.time
+      if let recurrence = change.recurrence {
+        alarm.recurrence = recurrence.resolved(time: time, now: now, in: zone)
+      }
+      if change.time != nil || change.recurrence != nil {
+        alarm.time = time
+        // A new time or new days: the old skip no longer names an occurrence, and the alarm
+        // counts from now (as one enabled after a backward step).
+        alarm.skippedDate = nil
+        self.schedule.startCounting(id)
+      }
+      if let label = change.label { alarm.label = label }
+      if let requiresPuck = change.requiresPuck { alarm.requiresPuck = requiresPuck }
+      book.alarms[index] = alarm
+    }
+  }
+
+  func pauseAlarm(_ id: AlarmID, until: DraftDate?, client: ControlServer.Client) {
+    schedule.processDue()
+    guard alarms.book.index(of: id) != nil else {
+      client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
+      return
+    }
+    guard !refuseIfOpen(id, until == nil ? "resumed" : "paused", client: client) else { return }
+    guard let date = resolvedPause(until, client: client) else {
+      if until == nil {
+        changeAlarm(id, client: client, verb: "resumed") { book, index in book.alarms[index].pausedUntil = nil
+        }
+      }
+      return
+    }
+    changeAlarm(id, client: client, verb: "paused; it rings again from \(date)") { book, index in
+      book.alarms[index].pausedUntil = date
+    }
+  }
+
+  func pauseDock(until: DraftDate?, client: ControlServer.Client) {
+    schedule.processDue()
+    guard !enforcement.isOpen else {
+      client.send(
+        .failure(
+          ControlFailure(.refused, "a wake-up is open; the dock cannot be paused until the puck ends it")))
+      return
+    }
+    guard let date = resolvedPause(until, client: client) else {
+      guard until == nil else { return }
+      changeDock(client: client, reply: "the dock's pause is over; alarms ring as scheduled") {
+        $0.pausedUntil = nil
+      }
+      return
+    }
+    changeDock(client: client, reply: "the dock is paused: no alarm rings before \(date)") {
+      $0.pausedUntil = date
+    }
+  }
+
+  /// The pause's end date, after today in the dock's zone; nil for a resume, or after a refusal
+  /// (already sent).
+  private func resolvedPause(_ until: DraftDate?, client: ControlServer.Client) -> LocalDate? {
+    guard let until else { return nil }
+    let today = settings.zone.localDateTime(at: time.instant).date
+    let date = until.resolved(today: today)
+    guard date > today else {
+      client.send(
+        .failure(
+          ControlFailure(
+            .badRequest, "--until is the first day alarms ring again: a date after today (\(today))")))
+      return nil
+    }
+    return date
+  }
+
+  private func changeDock(
+    client: ControlServer.Client, reply: String, _ change: @escaping (inout AlarmBook) -> Void
+  ) {
+    do {
+      try alarms.change(change)
+    } catch {
+      client.send(.failure(ControlFailure(.failed, "could not save: \(error)")))
+      return
+    }
+    schedule.refresh()
+    Log.info(reply)
+    client.send(.success(reply))
   }
 }

@@ -93,6 +93,9 @@ final class RequestRouter {
       changeAlarm(id, client: client, verb: "removed") { book, index in book.alarms.remove(at: index) }
     case .alarmSetEnabled(let id, let enabled): setEnabled(id, enabled, client: client)
     case .alarmSkip(let id): skipAlarm(id, client: client)
+    case .alarmEdit(let id, let change): editAlarm(id, change, client: client)
+    case .alarmPause(let id, let until): pauseAlarm(id, until: until, client: client)
+    case .pause(let until): pauseDock(until: until, client: client)
     case .stop: stop(client: client)
     case .scan(let uid): scan(uid, client: client)
     case .override: overrides.start(client: client)

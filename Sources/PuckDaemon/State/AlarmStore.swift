@@ -11,7 +11,9 @@ final class AlarmStore {
     self.files = files
   }
 
-  var alarms: [Alarm] { book.alarms }
+  /// The alarms as the schedule sees them: a pause of the whole dock is in each one's
+  /// `pausedUntil`.
+  var alarms: [Alarm] { book.scheduled }
 
   func load() {
     book = files.load(AlarmBook.fileName, as: AlarmBook.self) ?? AlarmBook()

@@ -92,6 +92,8 @@ final class StatusReporter {
       },
       zone: settings.zoneName, missedTotal: record.unacknowledgedMissedCount, reasonCodes: verdict.reasons)
     status.overrideAt = overrides.closesAt
+    let today = settings.zone.localDateTime(at: time.instant).date
+    status.pausedUntil = alarms.book.pausedUntil.flatMap { $0 > today ? $0 : nil }
     status.overrides = record.unacknowledgedOverrides.map {
       "wake-ups closed WITHOUT a scan \(settings.describe($0))"
     }

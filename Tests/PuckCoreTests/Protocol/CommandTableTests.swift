@@ -21,6 +21,15 @@ import Testing
     case .alarmEnable: return .alarmSetEnabled(8, true)
     case .alarmDisable: return .alarmSetEnabled(9, false)
     case .alarmSkip: return .alarmSkip(10)
+    case .alarmEdit:
+      return .alarmEdit(
+        11,
+        AlarmEdit(
+          time: WallTime(hour: 7, minute: 15), recurrence: .tomorrow, label: "gym", requiresPuck: false))
+    case .alarmPause: return .alarmPause(12, until: .absolute(LocalDate(year: 2026, month: 12, day: 27)))
+    case .alarmResume: return .alarmPause(13, until: nil)
+    case .pause: return .pause(until: .tomorrow)
+    case .resume: return .pause(until: nil)
     case .stop: return .stop
     case .scan: return .scan(try TagUID(parsing: "04:A2:3B:11:22:33:44"))
     case .override: return .override
@@ -51,7 +60,10 @@ import Testing
       #expect(CommandTable.help(for: spec.words[0])?.contains("usage: ") == true, "\(spec.commandLine)")
       #expect(CommandTable.listing.contains { $0.hasPrefix("  \(spec.synopsis)") }, "\(spec.commandLine)")
     }
-    #expect(CommandTable.subcommands(of: "alarm") == ["add", "list", "rm", "enable", "disable", "skip"])
+    #expect(
+      CommandTable.subcommands(of: "alarm") == [
+        "add", "list", "rm", "enable", "disable", "skip", "edit", "pause", "resume",
+      ])
     #expect(CommandTable.subcommands(of: "status").isEmpty)
   }
 

@@ -278,3 +278,24 @@ import Testing
     #expect(found.first?.instant == (try F.instant("2026-03-29T06:30:00+03:00")))
   }
 }
+
+@Suite struct SchedulePauseTests {
+  @Test("a paused alarm has no occurrence before its date; a dock pause pauses every alarm")
+  func pausedDatesAreLeftOut() throws {
+    let zone = ZoneRules.utc
+    let monday = LocalDate(year: 2026, month: 3, day: 2)
+    var alarm = Alarm(id: 1, time: WallTime(hour: 6, minute: 30), recurrence: .weekly(Set(Weekday.allCases)))
+    alarm.pausedUntil = monday.adding(days: 3)
+    let start = Instant(utcDate: monday, secondsOfDay: 0)
+    #expect(
+      Schedule.nextFire(of: alarm, after: start, in: zone)
+        == Instant(utcDate: monday.adding(days: 3), secondsOfDay: 6 * 3600 + 1800))
+    #expect(
+      Schedule.occurrences(of: alarm, after: start, through: start.adding(seconds: 3 * 86_400), in: zone)
+        .isEmpty)
+    let once = Alarm(id: 2, time: WallTime(hour: 7, minute: 0), recurrence: .once(monday))
+    let book = AlarmBook(alarms: [once], nextID: 3, pausedUntil: monday.adding(days: 1))
+    #expect(Schedule.nextFire(of: book.scheduled[0], after: start, in: zone) == nil)
+    #expect(Schedule.nextFire(of: once, after: start, in: zone) != nil)
+  }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import PuckCore
+import PuckDaemon
+import Testing
+
+/// `alarm edit`, `alarm pause`/`resume` and a pause of the whole dock (issue 13 item 8), on the
+/// manual clock: what rings and what does not, what status and the list say, and that nothing
+/// about an alarm whose wake-up is open can be changed.
+@Suite("editing and pausing alarms", .serialized)
+struct EditAndPauseTests {
+  private let monday = LocalDate(year: 2026, month: 3, day: 2)
+
+  private func at(_ iso: String) throws -> Instant { Instant(unixSeconds: try ManualDock.unixSeconds(iso)) }
+
+  @Test("edit changes time, days, label and puck, keeps the rest, and the new time is the one that rings")
+  func edit() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    try dock.start()
+    let id = try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
+    let change = AlarmEdit(time: WallTime(hour: 6, minute: 10), label: "gym")
+    #expect(try dock.request(.alarmEdit(id, change)).ok == true)
+    var alarm = try #require(try dock.request(.alarmList).alarms?.first)
+    #expect(alarm.alarm.time == WallTime(hour: 6, minute: 10))
+    #expect(alarm.alarm.label == "gym")
+    #expect(alarm.alarm.recurrence == .weekly(Set(Weekday.allCases)), "the days are kept")
+    #expect(alarm.next == (try at("2026-03-02T06:10:00Z")))
+
+    #expect(
+      try dock.request(.alarmEdit(id, AlarmEdit(recurrence: .weekly([.tuesday]), requiresPuck: false))).ok
+        == true)
+    alarm = try #require(try dock.request(.alarmList).alarms?.first)
+    #expect(alarm.alarm.time == WallTime(hour: 6, minute: 10), "the time is kept")
+    #expect(!alarm.alarm.requiresPuck)
+    #expect(alarm.next == (try at("2026-03-03T06:10:00Z")))
+    try dock.advance(to: "2026-03-03T06:10:00Z")
+    #expect(try dock.guards().first?.ringing == true)
+
+    let missing = try dock.request(.alarmEdit(99, AlarmEdit(label: "x")))
+    #expect(missing.failure?.kind == .notFound)
+  }
+
+  @Test("nothing about an alarm whose wake-up is open can be edited or paused, nor the dock paused")
+  func refusedWhileOpen() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    try dock.start()
+    let id = try dock.addAlarm(6, 1, days: Set(Weekday.allCases))
+    let other = try dock.addAlarm(9, 0, days: Set(Weekday.allCases))
+    try dock.advance(.seconds(60))
+    #expect(try dock.guards().count == 1)
+    for command: ControlCommand in [
+      .alarmEdit(id, AlarmEdit(label: "later")), .alarmPause(id, until: .tomorrow),
+      .alarmPause(id, until: nil),
+      .pause(until: .tomorrow),
+    ] {
+      let reply = try dock.request(command)
+      #expect(reply.failure?.kind == .refused, "\(command)")
+    }
+    #expect(try dock.request(.alarmList).alarms?.first?.alarm.label == "", "unchanged")
+    #expect(
+      try dock.request(.alarmEdit(other, AlarmEdit(label: "other"))).ok == true, "another alarm can change")
+  }
+
+  @Test("a paused alarm does not ring, nor count as missed, before its date, and rings on it; resume ends it")
+  func pauseAnAlarm() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    try dock.start()
+    let id = try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
+    let until = monday.adding(days: 2)
+    #expect(try dock.request(.alarmPause(id, until: .absolute(until))).ok == true)
+    let view = try #require(try dock.request(.alarmList).alarms?.first)
+    #expect(view.alarm.pausedUntil == until)
+    #expect(view.next == (try at("2026-03-04T06:30:00Z")))
+
+    try dock.advance(to: "2026-03-04T06:29:59Z")
+    #expect(try dock.guards().isEmpty)
+    #expect(try dock.history().isEmpty, "paused days are not missed")
+    try dock.advance(.seconds(1))
+    #expect(try dock.guards().first?.ringing == true)
+    dock.bench.reader?.present(dock.puck)
+    try dock.settle()
+
+    #expect(try dock.request(.alarmPause(id, until: .absolute(monday.adding(days: 9)))).ok == true)
+    #expect(try dock.request(.alarmPause(id, until: nil)).ok == true)
+    #expect(try dock.request(.alarmList).alarms?.first?.next == (try at("2026-03-05T06:30:00Z")))
+
+    // The first day it rings again must be after today.
+    let today = try dock.request(.alarmPause(id, until: .today))
+    #expect(today.failure?.kind == .badRequest)
+  }
+
+  @Test("a pause of the whole dock: no alarm rings before its date, status says so; resume ends it")
+  func pauseTheDock() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    try dock.start()
+    try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
+    try dock.addAlarm(7, 0, on: monday)
+    #expect(try dock.request(.pause(until: .tomorrow)).ok == true)
+    var status = try dock.status()
+    #expect(status.pausedUntil == monday.adding(days: 1))
+    #expect(status.nextAlarmAt == (try at("2026-03-03T06:30:00Z")))
+    #expect(
+      try dock.request(.alarmList).alarms?.allSatisfy { $0.alarm.pausedUntil == monday.adding(days: 1) }
+        == true)
+
+    try dock.advance(to: "2026-03-02T08:00:00Z")
+    #expect(try dock.guards().isEmpty)
+    #expect(try dock.history().isEmpty)
+    #expect(try dock.request(.pause(until: nil)).ok == true)
+    status = try dock.status()
+    #expect(status.pausedUntil == nil)
+    try dock.advance(to: "2026-03-03T06:30:00Z")
+    #expect(try dock.guards().first?.ringing == true)
+  }
+}
