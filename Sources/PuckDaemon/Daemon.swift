@@ -88,7 +88,8 @@ public final class Daemon {
       lines: lines, overrides: overrides, notifier: notifier)
     pairingFlow = PairingFlow(
       time: time, loop: loop, settings: settings, store: pairing, enforcement: enforcement)
-    rehearsal = RehearsalFlow(time: time, loop: loop, ringer: ringer, readers: readers, status: status)
+    rehearsal = RehearsalFlow(
+      time: time, loop: loop, ringer: ringer, readers: readers, pairing: pairing, status: status)
     router = RequestRouter(
       time: time, settings: settings, files: files, guardsFile: guardsFile, alarms: alarms, journal: journal,
       enforcement: enforcement, schedule: schedule, retry: retry, status: status, readers: readers,
@@ -113,7 +114,8 @@ public final class Daemon {
     readers.wakeUpIsOpen = { [unowned self] in self.enforcement.isOpen }
     readers.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh) }
     router.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh) }
-    enforcement.willRing = { [unowned self] in self.rehearsal.end(interrupted: true) }
+    enforcement.willRing = { [unowned self] in self.rehearsal.interrupt() }
+    rehearsal.onChange = { [unowned self] in self.updateReaderPolling() }
     enforcement.afterEvent = { [unowned self] changed in
       // Pairing is refused while a wake-up is open (docs/DESIGN.md P3).
       self.pairingFlow.wakeUpOpened()
@@ -227,6 +229,8 @@ public final class Daemon {
   private func tagScanned(_ uid: TagUID, fresh: Bool) {
     if pairingFlow.isWaiting {
       pairingFlow.scanned(uid, fresh: fresh)
+    } else if rehearsal.isWaitingForScan {
+      rehearsal.scanned(uid, fresh: fresh)
     } else {
       enforcement.tagScanned(uid, fresh: fresh)
     }
@@ -234,7 +238,7 @@ public final class Daemon {
 
   /// The reader polls (RF field on) only while a wake-up is open or a pairing waits for a tag.
   private func updateReaderPolling() {
-    readers.setPolling(enforcement.isOpen || pairingFlow.isWaiting)
+    readers.setPolling(enforcement.isOpen || pairingFlow.isWaiting || rehearsal.isWaitingForScan)
   }
 
   private func received(signal: Int32) {
@@ -279,7 +283,7 @@ public final class Daemon {
     case .button(.pressed):
       Log.notice("dock button pressed")
       if rehearsal.isRunning {
-        rehearsal.end(interrupted: true)
+        rehearsal.interrupt()
       } else {
         enforcement.handle(.bypass)
       }

@@ -60,8 +60,16 @@ struct ClientCommands {
       guard let seconds = try args.integer("seconds") else {
         throw UsageError(CommandTable.testSeconds.optionRule)
       }
+      guard let scanSeconds = try args.integer("scan-seconds") else {
+        throw UsageError(CommandTable.testScanSeconds.optionRule)
+      }
       print("ringing for \(seconds) s…")
-      return try simple(.test(seconds: seconds))
+      fflush(nil)
+      let reply = try client.send(.test(seconds: seconds, scanSeconds: scanSeconds)) { line in
+        print(line)
+        fflush(nil)
+      }
+      return report(reply)
     case .acknowledge: return try simple(.acknowledge)
     }
   }

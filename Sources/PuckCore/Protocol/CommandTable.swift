@@ -147,6 +147,10 @@ public enum CommandTable {
   public static let testSeconds = BoundedInteger(
     range: 1...60, defaultValue: 5, unitSuffix: nil, wireRule: "test takes 1-60 seconds",
     optionRule: "--seconds takes 1-60")
+  /// `test --scan-seconds`: how long the rehearsal waits for the puck (0: it does not ask).
+  public static let testScanSeconds = BoundedInteger(
+    range: 0...120, defaultValue: 30, unitSuffix: nil, wireRule: "test waits 0-120 seconds for the puck",
+    optionRule: "--scan-seconds takes 0-120")
   /// `history --limit`: entries per page.
   public static let historyLimit = BoundedInteger(
     range: 1...HistoryQuery.maximumLimit, defaultValue: HistoryQuery.defaultLimit, unitSuffix: nil,
@@ -333,11 +337,19 @@ extension CommandName {
     case .test:
       return CommandSpec(
         name: self, words: ["test"], role: .member, operand: nil,
-        options: [CommandOption("seconds", .integer(CommandTable.testSeconds))],
-        synopsis: "test [--seconds N]", summary: "short rehearsal: ring and check every device",
-        help:
-          "usage: puckctl test [--seconds N]\nA short rehearsal: rings for N seconds (default 5) and checks every device."
-      )
+        options: [
+          CommandOption("seconds", .integer(CommandTable.testSeconds)),
+          CommandOption("scan-seconds", .integer(CommandTable.testScanSeconds)),
+        ],
+        synopsis: "test [--seconds N] [--scan-seconds N]",
+        summary: "rehearsal: ring, scan the puck, check every part",
+        help: """
+          usage: puckctl test [--seconds N] [--scan-seconds N]
+          A rehearsal that is not a wake-up: rings for N seconds (default 5) at the starting volume
+          with the buzzer pattern, then asks you to scan your puck and waits (default 30 s; 0 does
+          not ask), and reports one line per part: reader, audio, buzzer, button, LED and the puck.
+          Exits non-zero if any part failed. Simulated: send the scan with 'puckctl scan UID'.
+          """)
     case .acknowledge:
       return CommandSpec(
         name: self, words: ["acknowledge"], role: .member, operand: nil, options: [],

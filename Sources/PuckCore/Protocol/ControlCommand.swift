@@ -116,8 +116,9 @@ public enum ControlCommand: Hashable, Sendable {
   case overrideCancel
   /// A page of the history, newest last.
   case history(HistoryQuery)
-  /// A short rehearsal: ring for this many seconds, check every device.
-  case test(seconds: Int)
+  /// A short rehearsal: ring for `seconds` at the starting volume, then wait up to
+  /// `scanSeconds` for the puck (0: no scan), and report every part.
+  case test(seconds: Int, scanSeconds: Int = CommandTable.testScanSeconds.defaultValue ?? 30)
   /// Clear the state problems status shows (corrupt files kept aside).
   case acknowledge
 

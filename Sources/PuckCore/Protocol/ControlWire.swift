@@ -25,6 +25,8 @@ public enum ControlWire {
     var seconds: Int?
     /// `override`: stop the override counting down instead of starting one.
     var cancel: Bool?
+    /// `test`: how long to wait for the puck after the ring.
+    var scanSeconds: Int?
     /// `alarm.pause`, `pause`: the first day alarms ring again.
     var until: WireDate?
   }
@@ -113,7 +115,9 @@ public enum ControlWire {
     case .history(let query):
       request.limit = query.limit
       request.before = query.before
-    case .test(let seconds): request.seconds = seconds
+    case .test(let seconds, let scanSeconds):
+      request.seconds = seconds
+      request.scanSeconds = scanSeconds
     }
     return encodeLine(request)
   }
@@ -208,7 +212,10 @@ public enum ControlWire {
         HistoryQuery(
           limit: try integer(request.limit, CommandTable.historyLimit),
           before: try CommandTable.historyCursor.checked(request.before)))
-    case .test: return .test(seconds: try integer(request.seconds, CommandTable.testSeconds))
+    case .test:
+      return .test(
+        seconds: try integer(request.seconds, CommandTable.testSeconds),
+        scanSeconds: try integer(request.scanSeconds, CommandTable.testScanSeconds))
     case .acknowledge: return .acknowledge
     }
   }

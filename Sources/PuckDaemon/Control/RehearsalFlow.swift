@@ -1,35 +1,54 @@
 import PuckCore
 import PuckSystem
 
-/// `puckctl test`: a short ring that is not a wake-up, then one line per device. A wake-up
-/// that starts, the dock button, `puckctl stop` or the client going away interrupts it.
+/// `puckctl test`: a rehearsal that is not a wake-up. It rings for a few seconds at the starting
+/// volume with the buzzer pattern, then asks for the puck and waits for a scan, and reports one
+/// line per part (every device, and the puck); it fails if any part did. A wake-up that starts,
+/// the dock button, `puckctl stop` or the client going away interrupts it.
 final class RehearsalFlow {
+  private enum Phase {
+    case ringing(scanSeconds: Int)
+    case waitingForScan(seconds: Int)
+  }
+
   private struct Session {
     let client: ControlServer.Client
     let timer: any LoopTimer
+    var phase: Phase
   }
 
   private let time: any TimeSource
   private let loop: EventLoop<LoopMessage>
   private let ringer: Ringer
   private let readers: Readers
+  private let pairing: PairingStore
   private let status: StatusReporter
   private var session: Session?
+  /// Called when the rehearsal starts or stops waiting for a scan (reader polling).
+  var onChange: () -> Void = {}
 
   init(
     time: any TimeSource, loop: EventLoop<LoopMessage>, ringer: Ringer, readers: Readers,
+    pairing: PairingStore,
     status: StatusReporter
   ) {
     self.time = time
     self.loop = loop
     self.ringer = ringer
     self.readers = readers
+    self.pairing = pairing
     self.status = status
   }
 
   var isRunning: Bool { session != nil }
 
-  func start(seconds: Int, client: ControlServer.Client) {
+  /// Whether it waits for a scan (then the reader polls and scans come here).
+  var isWaitingForScan: Bool {
+    if case .waitingForScan? = session?.phase { return true }
+    return false
+  }
+
+  func start(seconds: Int, scanSeconds: Int, client: ControlServer.Client) {
     guard ringer.ringing == nil, session == nil else {
       client.send(.failure(ControlFailure(.refused, "the dock is ringing; a rehearsal would get in the way")))
       return
@@ -37,8 +56,8 @@ final class RehearsalFlow {
     do {
       let timer = try time.makeTimer(.monotonic)
       try timer.arm(after: .seconds(seconds))
-      try loop.watch(timer) { [unowned self] _ in self.end(interrupted: false) }
-      session = Session(client: client, timer: timer)
+      try loop.watch(timer) { [unowned self] _ in self.timerFired() }
+      session = Session(client: client, timer: timer, phase: .ringing(scanSeconds: scanSeconds))
       Log.info("rehearsal: ringing for \(seconds) s")
       ringer.startRehearsal()
     } catch {
@@ -46,31 +65,84 @@ final class RehearsalFlow {
     }
   }
 
-  func end(interrupted: Bool) {
+  private func timerFired() {
     guard let current = session else { return }
-    session = nil
-    loop.unwatch(current.timer.fd)
-    ringer.stopRehearsal()
-    guard !current.client.isClosed else { return }
-    if interrupted {
+    switch current.phase {
+    case .ringing(let scanSeconds):
+      ringer.stopRehearsal()
+      guard scanSeconds > 0, !current.client.isClosed else {
+        finish(puck: nil)
+        return
+      }
+      try? current.timer.arm(after: .seconds(scanSeconds))
+      session?.phase = .waitingForScan(seconds: scanSeconds)
+      current.client.send(.progress("scan your puck now… (\(scanSeconds) s)"))
+      onChange()
+    case .waitingForScan(let seconds):
+      finish(puck: PartLine(name: "puck", failed: true, detail: "no tag within \(seconds) s"))
+    }
+  }
+
+  /// A tag while the rehearsal waits for one.
+  func scanned(_ uid: TagUID, fresh: Bool) {
+    guard isWaitingForScan else { return }
+    let line: PartLine
+    switch pairing.tag {
+    case nil:
+      line = PartLine(
+        name: "puck", failed: true, detail: "read \(uid.masked), but no tag is paired (sudo puckctl pair)")
+    case uid?:
+      line = PartLine(name: "puck", failed: false, detail: "the paired tag \(uid.masked) was read")
+    case let paired?:
+      line = PartLine(
+        name: "puck", failed: true, detail: "read \(uid.masked), not the paired tag \(paired.masked)")
+    }
+    finish(puck: line)
+  }
+
+  /// Interrupted: by a wake-up, the button, `puckctl stop`.
+  func interrupt() {
+    guard let current = session else { return }
+    end(current)
+    if !current.client.isClosed {
       current.client.send(.failure(ControlFailure(.failed, "rehearsal interrupted")))
-      return
     }
-    readers.refreshProgress()
-    let devices = status.deviceHealth()
-    let lines = devices.map {
-      "\($0.name): \($0.state.rawValue)\($0.detail.isEmpty ? "" : " — \($0.detail)")"
-    }
-    let faulty = devices.contains { $0.state == .fault }
-    let reply: ControlReply =
-      faulty
-      ? .failure(ControlFailure(.failed, (["rehearsal found a fault:"] + lines).joined(separator: "\n")))
-      : .success((["rehearsal done:"] + lines).joined(separator: "\n"))
-    current.client.send(reply)
   }
 
   /// A connection closed: a rehearsal waiting on it is interrupted.
   func clientClosed(_ client: ControlServer.Client) {
-    if let current = session, current.client === client { end(interrupted: true) }
+    if let current = session, current.client === client { interrupt() }
+  }
+
+  private struct PartLine {
+    let name: String
+    let failed: Bool
+    let detail: String
+    var text: String { "\(name): \(failed ? "FAILED" : "ok") — \(detail)" }
+  }
+
+  private func finish(puck: PartLine?) {
+    guard let current = session else { return }
+    end(current)
+    guard !current.client.isClosed else { return }
+    readers.refreshProgress()
+    let devices = status.deviceHealth()
+    var lines = devices.map {
+      "\($0.name): \($0.state.rawValue)\($0.detail.isEmpty ? "" : " — \($0.detail)")"
+    }
+    if let puck { lines.append(puck.text) }
+    let failed = devices.contains { $0.state == .fault } || puck?.failed == true
+    current.client.send(
+      failed
+        ? .failure(ControlFailure(.failed, (["rehearsal found a fault:"] + lines).joined(separator: "\n")))
+        : .success((["rehearsal done:"] + lines).joined(separator: "\n")))
+  }
+
+  private func end(_ current: Session) {
+    let wasWaiting = isWaitingForScan
+    session = nil
+    loop.unwatch(current.timer.fd)
+    ringer.stopRehearsal()
+    if wasWaiting { onChange() }
   }
 }

@@ -102,7 +102,8 @@ final class RequestRouter {
     case .overrideCancel: overrides.cancel(by: client)
     case .pair(let timeout): pairing.start(timeout: timeout, client: client)
     case .unpair: pairing.unpair(client: client)
-    case .test(let seconds): rehearsal.start(seconds: seconds, client: client)
+    case .test(let seconds, let scanSeconds):
+      rehearsal.start(seconds: seconds, scanSeconds: scanSeconds, client: client)
     case .acknowledge: acknowledge(client: client)
     }
   }
@@ -124,7 +125,7 @@ final class RequestRouter {
 
   private func stop(client: ControlServer.Client) {
     if rehearsal.isRunning {
-      rehearsal.end(interrupted: true)
+      rehearsal.interrupt()
       client.send(.success("rehearsal stopped"))
     } else if enforcement.machine.isRinging {
       enforcement.handle(.bypass)

@@ -55,10 +55,12 @@ final class Ringer {
     lines.buzzer.stop()
   }
 
-  /// Rings a rehearsal, at full volume at once.
+  /// Rings a rehearsal at the starting volume, without the ramp: loud enough to hear that it
+  /// works, not a wake-up.
   func startRehearsal() {
     rehearsing = true
-    audio.start(sound: settings.sound, startVolume: 1, ramp: .zero)
+    audio.start(
+      sound: settings.sound, startVolume: Double(settings.config.audio.startVolumePercent) / 100, ramp: .zero)
     lines.buzzer.start()
   }
 

@@ -120,10 +120,13 @@ final class ManualDock {
     throw CocoaError(.fileReadUnknown)
   }
 
-  /// Sends a request and leaves the connection open (a pairing, a rehearsal).
+  /// Sends a request, lets the daemon take it, and leaves the connection open (a pairing, a
+  /// rehearsal); its replies are read with `Connection.replies()`.
   func open(_ command: ControlCommand) throws -> Connection {
     let connection = try Connection(path: socket, dock: self)
     try connection.send(command)
+    // The daemon takes the request now, at this instant of the clock.
+    try settle()
     return connection
   }
 
