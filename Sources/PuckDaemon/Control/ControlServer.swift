@@ -3,14 +3,6 @@ import Glibc
 import PuckCore
 import PuckSystem
 
-/// The peer on the other end of a control connection, from `SO_PEERCRED` / `SO_PEERGROUPS`.
-struct PeerCredentials {
-  var pid: Int32
-  var uid: UInt32
-  var gid: UInt32
-  var groups: [UInt32]
-}
-
 /// The control socket (docs/DESIGN.md §7): a Unix stream socket speaking line-delimited JSON.
 ///
 /// Every client is non-blocking and lives on the event loop: a request line over 64 KiB, bytes
@@ -26,72 +18,8 @@ struct PeerCredentials {
 /// an earlier step of the same wake-up closed. The daemon may keep a `Client` past its end (a
 /// pairing waiting for a tag); sending to a closed client does nothing.
 final class ControlServer {
-  /// One accepted connection.
-  final class Client {
-    /// The connection's key in the server's table: unlike the fd number, never reused.
-    fileprivate let id: UInt64
-    let fd: Int32
-    let peer: PeerCredentials
-    /// Root or the `puckalarm` group, decided once at accept.
-    fileprivate let isPrivileged: Bool
-    /// The request line as it arrives.
-    fileprivate var request: [UInt8] = []
-    /// Set once the request line (or an oversized one) is in: one request per connection.
-    fileprivate var hasRequest = false
-    /// Reply bytes not yet written; `outbox[..<sent]` are written already.
-    fileprivate var outbox: [UInt8] = []
-    fileprivate var sent = 0
-    /// The request deadline until the request is in, then the progress deadline of a reply
-    /// waiting for the peer to read.
-    fileprivate let deadline: any LoopTimer
-    fileprivate var closeAfterFlush = false
-    fileprivate weak var server: ControlServer?
-
-    fileprivate init(
-      id: UInt64, fd: Int32, peer: PeerCredentials, isPrivileged: Bool, server: ControlServer,
-      deadline: any LoopTimer
-    ) {
-      self.id = id
-      self.fd = fd
-      self.peer = peer
-      self.isPrivileged = isPrivileged
-      self.server = server
-      self.deadline = deadline
-    }
-
-    /// Sends one reply line; a final reply (`ok` set) closes the connection once written.
-    /// Does nothing once the connection is closed.
-    func send(_ reply: ControlReply) {
-      server?.send(reply, to: self)
-    }
-
-    /// Whether the connection has gone away.
-    var isClosed: Bool { server == nil }
-
-    fileprivate var pendingBytes: Int { outbox.count - sent }
-  }
-
-  /// How long a client may take to send its request line.
-  static let requestTimeout: Duration = .seconds(5)
-  /// How long a reply may wait with no byte of it read before the client is dropped: a peer
-  /// that asks and never reads must not keep its slot and its buffered reply.
-  static let writeTimeout: Duration = .seconds(5)
-  /// At most this many unprivileged connections at once. Without a cap, a local user opening
-  /// connections in a loop could use up the daemon's file descriptors, which the ring, the state
-  /// files and the timers need too.
-  static let maxClients = 64
-  /// Further connections only root and the `puckalarm` group may use, so that `override` and
-  /// `stop` get in while unprivileged peers hold every slot of theirs.
-  static let reservedPrivilegedSlots = 16
-  /// Most reply bytes waiting for one client; a larger reply is answered with a short error.
-  /// Room for the largest legitimate reply: 1000 history entries whose 256-byte labels are
-  /// escaped on the wire come to about 2 MiB.
-  static let maxBufferedBytesPerClient = 4 << 20
-  /// Most reply bytes waiting across all clients, so slow readers cannot make the daemon hold
-  /// `maxClients` times the per-client cap.
-  static let maxBufferedBytes = 16 << 20
-  /// Connections taken per wake-up of the listener, so a connect flood cannot starve the loop.
-  private static let acceptsPerWakeUp = 32
+  /// One accepted connection (`ControlClient`).
+  typealias Client = ControlClient
 
   let path: String
   private let listener: Int32
@@ -168,7 +96,7 @@ final class ControlServer {
   /// accepting can the daemon see who is knocking. Leaving connections in the listen backlog
   /// would let unprivileged peers queued there starve root.
   private var canAdmit: Bool {
-    clients.count < Self.maxClients + Self.reservedPrivilegedSlots || unprivilegedCount > 0
+    clients.count < ControlLimits.maxClients + ControlLimits.reservedPrivilegedSlots || unprivilegedCount > 0
   }
 
   /// Stops accepting for a while (every slot held by privileged peers, or out of file
@@ -193,7 +121,7 @@ final class ControlServer {
 
   private func acceptAll() {
     // Level-triggered epoll brings the listener back for connections left after this batch.
-    for _ in 0..<Self.acceptsPerWakeUp {
+    for _ in 0..<ControlLimits.acceptsPerWakeUp {
       guard canAdmit else {
         pauseAccepting()
         return
@@ -215,7 +143,7 @@ final class ControlServer {
       }
       _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
       _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-      guard let peer = Self.credentials(of: fd) else {
+      guard let peer = PeerCredentials(socket: fd) else {
         close(fd)
         continue
       }
@@ -229,16 +157,19 @@ final class ControlServer {
   private func admit(_ fd: Int32, peer: PeerCredentials) {
     let privileged = isPrivileged(peer)
     if privileged {
-      if clients.count >= Self.maxClients + Self.reservedPrivilegedSlots, let oldest = oldestUnprivileged() {
+      if clients.count >= ControlLimits.maxClients + ControlLimits.reservedPrivilegedSlots,
+        let oldest = oldestUnprivileged()
+      {
         Log.notice("control: every slot is taken; closing pid \(oldest.peer.pid) to let uid \(peer.uid) in")
         drop(oldest)
       }
-    } else if unprivilegedCount >= Self.maxClients {
+    } else if unprivilegedCount >= ControlLimits.maxClients {
       if !loggedFull {
         Log.notice("control: every unprivileged slot is taken; refusing connections until one frees")
         loggedFull = true
       }
-      refuse(fd, ControlFailure(.refused, "puckd has too many connections; try again in a few seconds"))
+      ControlClient.refuse(
+        fd, ControlFailure(.refused, "puckd has too many connections; try again in a few seconds"))
       return
     }
     let id = nextClientID
@@ -257,7 +188,7 @@ final class ControlServer {
     do {
       try loop.watch(fd) { [unowned self] events in self.handle(events, forClient: id) }
       try loop.watch(client.deadline.fd) { [unowned self] _ in self.deadlinePassed(forClient: id) }
-      try client.deadline.arm(after: Self.requestTimeout)
+      try client.deadline.arm(after: ControlLimits.requestTimeout)
     } catch {
       Log.warning("control socket: \(error)")
       drop(client)
@@ -267,19 +198,6 @@ final class ControlServer {
   /// The unprivileged connection open longest: the likeliest to be stuck.
   private func oldestUnprivileged(where condition: (Client) -> Bool = { _ in true }) -> Client? {
     clients.values.filter { !$0.isPrivileged && condition($0) }.min { $0.id < $1.id }
-  }
-
-  /// Answers a connection that gets no slot with one short line, if its socket takes it at once,
-  /// and closes it.
-  private func refuse(_ fd: Int32, _ failure: ControlFailure) {
-    let line = ControlWire.encode(.failure(failure)) + [UInt8(ascii: "\n")]
-    // One try only (MSG_DONTWAIT): a refused client gets no buffer and no wait.
-    _ = line.withUnsafeBytes { raw in
-      try? systemCall("send") {
-        Glibc.send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-      }
-    }
-    close(fd)
   }
 
   // MARK: - Per-client events
@@ -296,7 +214,8 @@ final class ControlServer {
     guard let client = clients[id], client.deadline.acknowledge() != nil else { return }
     if client.pendingBytes > 0 {
       Log.info(
-        "control: client pid \(client.peer.pid) read nothing of its reply for \(Self.writeTimeout); closing")
+        "control: client pid \(client.peer.pid) read nothing of its reply for \(ControlLimits.writeTimeout); closing"
+      )
       drop(client)
     } else if !client.hasRequest {
       Log.info("control: client pid \(client.peer.pid) sent no request in time; closing")
@@ -322,21 +241,14 @@ final class ControlServer {
         drop(client)
         return
       }
-      // One request per connection: later bytes are read only to notice a hang-up, and
-      // discarded, so a peer that keeps sending fills no buffer.
-      if client.hasRequest { continue }
-      client.request += chunk[0..<count]
-      if let newline = client.request.firstIndex(of: UInt8(ascii: "\n")) {
-        let line = client.request[..<newline]
-        client.request = []
-        client.hasRequest = true
+      switch client.received(chunk[0..<count], limit: ControlWire.maxRequestBytes) {
+      case .waiting, .ignored: continue
+      case .line(let line):
         client.deadline.disarm()
         onRequest(client, Result { () throws(ControlFailure) in try ControlWire.decode(line) })
         if client.isClosed { return }
-      } else if client.request.count > ControlWire.maxRequestBytes {
+      case .oversized:
         Log.warning("control: client pid \(client.peer.pid) sent over 64 KiB without a newline; closing")
-        client.request = []
-        client.hasRequest = true
         client.deadline.disarm()
         send(.failure(ControlFailure(.badRequest, "request longer than 64 KiB")), to: client)
         return
@@ -349,8 +261,8 @@ final class ControlServer {
   /// Queues one reply line for `client` and writes what its socket takes now. A reply that
   /// would exceed the per-client or the total budget is replaced by a short error that ends
   /// the connection.
-  fileprivate func send(_ reply: ControlReply, to client: Client) {
-    guard clients[client.id] === client, !client.closeAfterFlush else { return }
+  func send(_ reply: ControlReply, to client: Client) {
+    guard clients[client.id] === client, !client.closesAfterFlush else { return }
     var line = ControlWire.encode(reply) + [UInt8(ascii: "\n")]
     var isFinal = reply.ok != nil
     if let refusal = makeRoom(for: line.count, client: client) {
@@ -361,13 +273,8 @@ final class ControlServer {
     // Making room may have closed connections, and their handlers may have replied; never this one,
     // which is privileged whenever others are evicted for it, but check rather than assume.
     guard clients[client.id] === client else { return }
-    if client.sent == client.outbox.count {
-      client.outbox = []
-      client.sent = 0
-    }
-    client.outbox += line
+    client.queue(line, final: isFinal)
     bufferedBytes += line.count
-    if isFinal { client.closeAfterFlush = true }
     flush(client)
   }
 
@@ -376,13 +283,13 @@ final class ControlServer {
   /// For root and the group, unprivileged peers with replies waiting are evicted, oldest first,
   /// until the line fits.
   private func makeRoom(for count: Int, client: Client) -> ControlFailure? {
-    if client.pendingBytes + count > Self.maxBufferedBytesPerClient {
+    if client.pendingBytes + count > ControlLimits.maxBufferedBytesPerClient {
       return ControlFailure(
         .failed,
         "the reply (\(count) bytes) is larger than puckd sends at once; ask for less (history --limit)")
     }
     if client.isPrivileged {
-      while bufferedBytes + count > Self.maxBufferedBytes,
+      while bufferedBytes + count > ControlLimits.maxBufferedBytes,
         let reader = oldestUnprivileged(where: { $0.pendingBytes > 0 })
       {
         Log.notice(
@@ -390,7 +297,7 @@ final class ControlServer {
         drop(reader)
       }
     }
-    if bufferedBytes + count > Self.maxBufferedBytes {
+    if bufferedBytes + count > ControlLimits.maxBufferedBytes {
       return ControlFailure(.refused, "puckd is busy sending to other clients; try again in a few seconds")
     }
     return nil
@@ -399,55 +306,36 @@ final class ControlServer {
   /// Writes as much of the client's queued reply as its socket takes; the rest waits for
   /// EPOLLOUT under the progress deadline. Closes the connection after a final reply.
   private func flush(_ client: Client) {
-    var progressed = false
-    do throws(SystemError) {
-      // withUnsafeBytes is untyped-rethrows: carry the typed error out in a Result.
-      try client.outbox[client.sent...].withUnsafeBytes { raw in
-        Result { () throws(SystemError) in
-          try writeAll(raw, name: "send") { rest in
-            let written = Glibc.send(client.fd, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL))
-            if written > 0 {
-              client.sent += written
-              bufferedBytes -= written
-              progressed = true
-            }
-            return written
-          }
-        }
-      }.get()
-    } catch {
-      if error.code == EAGAIN || error.code == EWOULDBLOCK {
-        // The client reads slowly: finish when its socket has room, never by blocking the
-        // loop, and only while it keeps reading.
-        loop.change(client.fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue)
-        if progressed || !client.deadline.isArmed {
-          do {
-            try client.deadline.arm(after: Self.writeTimeout)
-          } catch {
-            Log.warning("control socket: \(error)")
-            drop(client)
-          }
-        }
+    let (written, failure) = client.write()
+    bufferedBytes -= written
+    if let failure {
+      guard failure.code == EAGAIN || failure.code == EWOULDBLOCK else {
+        drop(client)
         return
       }
-      drop(client)
+      // The client reads slowly: finish when its socket has room, never by blocking the
+      // loop, and only while it keeps reading.
+      loop.change(client.fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue)
+      if written > 0 || !client.deadline.isArmed {
+        do {
+          try client.deadline.arm(after: ControlLimits.writeTimeout)
+        } catch {
+          Log.warning("control socket: \(error)")
+          drop(client)
+        }
+      }
       return
     }
-    client.outbox = []
-    client.sent = 0
     client.deadline.disarm()
     loop.change(client.fd, events: EPOLLIN.rawValue)
-    if client.closeAfterFlush { drop(client) }
+    if client.closesAfterFlush { drop(client) }
   }
 
   /// Closes a connection.
   func drop(_ client: Client) {
     guard clients[client.id] === client else { return }
     clients[client.id] = nil
-    bufferedBytes -= client.pendingBytes
-    client.outbox = []
-    client.sent = 0
-    client.server = nil
+    bufferedBytes -= client.detach()
     loop.unwatch(client.fd)
     loop.unwatch(client.deadline.fd)
     client.deadline.disarm()
@@ -459,40 +347,4 @@ final class ControlServer {
 
   /// Called when a connection closes (so a pairing waiting on it can be abandoned).
   var onClose: ((Client) -> Void)?
-
-  // MARK: - Credentials
-
-  private static func credentials(of fd: Int32) -> PeerCredentials? {
-    // struct ucred { pid_t pid; uid_t uid; gid_t gid; } — declared only under _GNU_SOURCE.
-    var cred: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
-    var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
-    guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) == 0 else { return nil }
-    return PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid, groups: supplementaryGroups(of: fd))
-  }
-
-  /// The peer's supplementary groups (`SO_PEERGROUPS`), or none if they cannot be read. A
-  /// peer may have up to NGROUPS_MAX (65536) of them: when the buffer is too small the kernel
-  /// fails with ERANGE and puts the length it needs in `optlen`, so ask again with that size
-  /// (the groups were fixed at connect, so one retry suffices; a third try is for safety only).
-  private static func supplementaryGroups(of fd: Int32) -> [UInt32] {
-    let entrySize = MemoryLayout<UInt32>.size
-    var groups = [UInt32](repeating: 0, count: 64)
-    var failure = SystemError("getsockopt(SO_PEERGROUPS)", code: EIO)
-    for _ in 0..<3 {
-      var length = socklen_t(groups.count * entrySize)
-      do throws(SystemError) {
-        try systemCall("getsockopt(SO_PEERGROUPS)") {
-          getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, &groups, &length)
-        }
-        return Array(groups.prefix(Int(length) / entrySize))
-      } catch {
-        failure = error
-      }
-      let needed = Int(length) / entrySize
-      guard failure.code == ERANGE, needed > groups.count, needed <= 65536 else { break }
-      groups = [UInt32](repeating: 0, count: needed)
-    }
-    Log.warning("control socket: \(failure); the peer's groups are ignored")
-    return []
-  }
 }
