@@ -3,8 +3,9 @@ import Glibc
 import PuckCore
 import PuckSystem
 
-// Every libgpiod call of the program is in this file. libgpiod 1.6 (Debian bookworm) and 2.x
-// (trixie) have different C APIs, so each operation has two bodies behind `#if PUCK_GPIOD_V2`.
+// Every libgpiod call of the program is in this file and in GPIOLineRequest+Locate.swift (which
+// finds the line). libgpiod 1.6 (Debian bookworm) and 2.x (trixie) have different C APIs, so
+// each operation has two bodies behind `#if PUCK_GPIOD_V2`.
 // Package.swift defines PUCK_GPIOD_V2 when `pkg-config --modversion libgpiod` reports 2 or
 // later (or `PUCK_GPIOD_API=2` is set); `.ci/check-gpiod2` builds and tests the 2.x bodies
 // against Debian trixie's libgpiod-dev.
@@ -199,113 +200,9 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
     }
   }
 
-  // MARK: - Finding the line
-
-  /// An opened chip and the line on it.
-  private struct Located {
-    var chip: OpaquePointer
-    var offset: UInt32
-    var location: String
-    /// The 1.6 line handle (owned by the chip); nil with 2.x, which works with offsets.
-    var line: OpaquePointer?
-  }
-
-  /// Opens the configured chip and finds the line on it. A line given by name is looked for on
-  /// the configured chip first, then on every other chip: the Raspberry Pi 5's header moved from
-  /// gpiochip4 to gpiochip0 between kernels, and names like `GPIO17` survive such renumbering.
-  private static func locate(_ settings: GPIOLineSettings) throws(GPIOError) -> Located {
-    let configured = chipPath(settings.chip)
-    switch settings.line {
-    case .offset(let offset):
-      let chip = try openChip(configured)
-      do {
-        return try Located(
-          chip: chip, offset: offset, location: "\(chipName(configured)) line \(offset)",
-          line: lineHandle(chip, offset: offset, shownAs: "\(chipName(configured)) line \(offset)"))
-      } catch {
-        gpiod_chip_close(chip)
-        throw error
-      }
-    case .name(let name):
-      var searched: [String] = []
-      var firstFailure: GPIOError?
-      for path in [configured] + allChipPaths().filter({ $0 != configured }) {
-        let chip: OpaquePointer
-        do {
-          chip = try openChip(path)
-        } catch {
-          // The configured chip is tried first, so its failure is the one reported.
-          if firstFailure == nil { firstFailure = error }
-          continue
-        }
-        searched.append(chipName(path))
-        if let found = try? find(name, on: chip, path: path) { return found }
-        gpiod_chip_close(chip)
-      }
-      var hint = "no GPIO chip has a line of that name"
-      hint +=
-        searched.isEmpty ? " (no chip could be opened" : " (searched \(searched.joined(separator: ", "))"
-      if let firstFailure { hint += "; \(firstFailure)" }
-      hint += "); gpioinfo lists the line names"
-      throw GPIOError(function: findFunction, code: ENOENT, action: "cannot find line \(name)", hint: hint)
-    }
-  }
-
-  /// `/dev/gpiochipN` for a bare chip name, the path itself for anything with a slash.
-  private static func chipPath(_ chip: String) -> String {
-    chip.contains("/") ? chip : "/dev/\(chip)"
-  }
-
-  /// `gpiochip4` for `/dev/gpiochip4`.
-  private static func chipName(_ path: String) -> String {
-    path.split(separator: "/").last.map(String.init) ?? path
-  }
-
-  /// Every `/dev/gpiochipN`, in chip-number order. (libgpiod 1.6's chip iterator and 2.x's
-  /// tools scan /dev the same way; doing it here keeps one search for both APIs.)
-  private static func allChipPaths() -> [String] {
-    guard let directory = opendir("/dev") else { return [] }
-    defer { closedir(directory) }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) {
-        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      if name.hasPrefix("gpiochip"), Int(name.dropFirst("gpiochip".count)) != nil { names.append(name) }
-    }
-    return names.sorted { Int($0.dropFirst(8)) ?? 0 < Int($1.dropFirst(8)) ?? 0 }.map { "/dev/\($0)" }
-  }
-
-  /// Opens the chip at `path`: `gpiod_chip_open`.
-  private static func openChip(_ path: String) throws(GPIOError) -> OpaquePointer {
-    try call("gpiod_chip_open", "cannot open \(chipName(path))") { gpiod_chip_open(path) }
-  }
-
   // MARK: - libgpiod 1.6
 
   #if !PUCK_GPIOD_V2
-    /// The function whose failure a line-name search reports.
-    private static let findFunction = "gpiod_chip_find_line"
-
-    /// The chip's handle for the line at `offset`: `gpiod_chip_get_line`.
-    private static func lineHandle(_ chip: OpaquePointer, offset: UInt32, shownAs location: String)
-      throws(GPIOError) -> OpaquePointer?
-    {
-      try call("gpiod_chip_get_line", "cannot find \(location)") { gpiod_chip_get_line(chip, offset) }
-    }
-
-    /// The line called `name` on `chip`: `gpiod_chip_find_line` and `gpiod_line_offset`.
-    private static func find(_ name: String, on chip: OpaquePointer, path: String) throws(GPIOError)
-      -> Located
-    {
-      let line = try call("gpiod_chip_find_line", "cannot find line \(name)") {
-        gpiod_chip_find_line(chip, name)
-      }
-      let offset = UInt32(gpiod_line_offset(line))
-      return Located(
-        chip: chip, offset: offset, location: "\(chipName(path)) line \(offset) (\(name))", line: line)
-    }
-
     /// Requests the line with the 1.6 flag-based calls.
     private func requestV1(_ settings: GPIOLineSettings, direction: Direction, consumer: String)
       throws(GPIOError)
@@ -333,28 +230,6 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
   // MARK: - libgpiod 2.x
 
   #if PUCK_GPIOD_V2
-    /// The function whose failure a line-name search reports.
-    private static let findFunction = "gpiod_chip_get_line_offset_from_name"
-
-    /// 2.x has no per-line handle: a line is an offset in a request.
-    private static func lineHandle(_ chip: OpaquePointer, offset: UInt32, shownAs location: String)
-      throws(GPIOError) -> OpaquePointer?
-    {
-      nil
-    }
-
-    /// The line called `name` on `chip`: `gpiod_chip_get_line_offset_from_name`.
-    private static func find(_ name: String, on chip: OpaquePointer, path: String) throws(GPIOError)
-      -> Located
-    {
-      let offset = try call("gpiod_chip_get_line_offset_from_name", "cannot find line \(name)") {
-        gpiod_chip_get_line_offset_from_name(chip, name)
-      }
-      return Located(
-        chip: chip, offset: UInt32(offset), location: "\(chipName(path)) line \(offset) (\(name))",
-        line: nil)
-    }
-
     /// Requests the line with 2.x line settings, line config and request config, which are
     /// freed before returning (`gpiod_line_settings_free`, `gpiod_line_config_free`,
     /// `gpiod_request_config_free`); the request does not refer to them.
@@ -405,39 +280,4 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
       }
     }
   #endif
-
-  // MARK: - The checking functions
-
-  /// A handle that `release()` may have cleared, or `EBADF` from `function`.
-  private static func open(_ handle: OpaquePointer?, _ function: String, _ action: String)
-    throws(GPIOError) -> OpaquePointer
-  {
-    guard let handle else { throw GPIOError(function: function, code: EBADF, action: action) }
-    return handle
-  }
-
-  /// The one checking function for calls returning a number: a negative result becomes a
-  /// `GPIOError` with `function`, `errno` and `action`; an interrupted call is retried.
-  @discardableResult
-  private static func call<Result: BinaryInteger>(
-    _ function: String, _ action: @autoclosure () -> String, _ body: () -> Result
-  ) throws(GPIOError) -> Result {
-    do throws(SystemError) {
-      return try systemCall(function, failsWhen: { $0 < 0 }, body)
-    } catch {
-      throw GPIOError(function: function, code: error.code, action: action())
-    }
-  }
-
-  /// The one checking function for calls returning a pointer: NULL becomes a `GPIOError` with
-  /// `function`, `errno` and `action`; an interrupted call is retried.
-  private static func call(
-    _ function: String, _ action: @autoclosure () -> String, _ body: () -> OpaquePointer?
-  ) throws(GPIOError) -> OpaquePointer {
-    do throws(SystemError) {
-      return try systemCall(function, returningPointer: body)
-    } catch {
-      throw GPIOError(function: function, code: error.code, action: action())
-    }
-  }
 }
