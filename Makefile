@@ -12,7 +12,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libaso
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps demo test lint format clean bench fuzz fuzz-long check-fuzz
+.PHONY: all build deps test-deps demo test lint format clean bench fuzz fuzz-long check-fuzz soak
 
 all: build
 
@@ -51,6 +51,12 @@ demo: build
 test: test-deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test --skip-build --parallel
+
+# The crash-churn soak: 500 SIGKILLs of the real daemon at random moments, requests in flight
+# (CI runs 30 of them in `make test`); about 8 minutes.
+soak: test-deps
+	$(SWIFT) build --build-tests
+	PUCK_SOAK_KILLS=$${PUCK_SOAK_KILLS:-500} $(SWIFT) test --skip-build --filter CrashChurnTests/churn
 
 lint:
 	$(SWIFT) format lint --strict -r Package.swift Sources Tests
