@@ -154,7 +154,9 @@ public enum SoundFile {
     let chunkFrames = max(1, 16_384 / channels)
     var buffer = [Float](repeating: 0, count: chunkFrames * channels)
     var samples: [Int16] = []
-    samples.reserveCapacity(Int(clamping: min(max(info.frames, 0), Int64(limitFrames))) * outputChannels)
+    // Only an exact length is worth reserving for: the array keeps its capacity for as long
+    // as the sound is loaded.
+    if exactLength { samples.reserveCapacity(Int(info.frames) * outputChannels) }
     var frames = 0
     var peak: Int16 = 0
     while true {
