@@ -1,7 +1,9 @@
 import CSndfile
 import Glibc
-import PuckSystem
 import Synchronization
+
+// Glibc and CSndfile only (no PuckSystem), so that fuzz/run can compile this file with
+// PCMSound.swift into its fuzz binary.
 
 /// Why a sound file cannot be used. The daemon reports it when the configuration is loaded
 /// (at start and on SIGHUP), long before an alarm fires, and rings with the built-in tone
@@ -69,12 +71,9 @@ public enum SoundFile {
 
   /// Reads and decodes the sound file at `path`.
   public static func load(path: String) throws(SoundFileError) -> PCMSound {
-    let fd: Int32
-    do throws(SystemError) {
-      fd = try systemCall("open") { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
-    } catch {
-      throw .unreadable(path: path, reason: error.systemMessage)
-    }
+    var fd: Int32
+    repeat { fd = Glibc.open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
+    guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
     defer { _ = Glibc.close(fd) }
     var status = stat()
     guard fstat(fd, &status) == 0 else {
