@@ -102,7 +102,7 @@ let package = Package(
       name: "PuckDaemonTests",
       dependencies: ["PuckDaemon", "PuckDevices", "PuckStorage", "PuckCore", "GPIODoubles"]),
     .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["PuckCore", "PN532Emulator"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["PuckCore", "PN532Emulator", "CSndfile"]),
   ],
   swiftLanguageModes: [.v6]
 )
