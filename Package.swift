@@ -57,6 +57,9 @@ let package = Package(
     .systemLibrary(
       name: "CALSA", pkgConfig: "alsa",
       providers: [.apt(["libasound2-dev"])]),
+    .systemLibrary(
+      name: "CSndfile", pkgConfig: "sndfile",
+      providers: [.apt(["libsndfile1-dev"])]),
 
     // Linux interfaces the Glibc module lacks (epoll, timerfd, signalfd, eventfd, inotify).
     .systemLibrary(name: "CLinux"),
@@ -71,9 +74,10 @@ let package = Package(
     .target(name: "PuckCore"),
     // Files on disk: atomic durable writes, the state directory, the pairing file, zoneinfo.
     .target(name: "PuckStorage", dependencies: ["PuckCore", "PuckSystem"]),
-    // The only importers of the C libraries: libnfc reader, ALSA player, libgpiod lines.
+    // The only importers of the C libraries: libnfc reader, ALSA player, libsndfile decoder,
+    // libgpiod lines.
     .target(
-      name: "PuckDevices", dependencies: ["PuckCore", "PuckSystem", "CNFC", "CGPIOD", "CALSA"],
+      name: "PuckDevices", dependencies: ["PuckCore", "PuckSystem", "CNFC", "CGPIOD", "CALSA", "CSndfile"],
       swiftSettings: gpiodSettings),
     // Event loop, timers, control socket, systemd notify; performs the core's effects.
     .target(
@@ -92,12 +96,13 @@ let package = Package(
     .testTarget(name: "PuckCoreTests", dependencies: ["PuckCore"]),
     .testTarget(name: "PuckStorageTests", dependencies: ["PuckStorage", "PuckCore"]),
     .testTarget(
-      name: "PuckDevicesTests", dependencies: ["PuckDevices", "PuckCore", "PN532Emulator", "GPIODoubles"]),
+      name: "PuckDevicesTests",
+      dependencies: ["PuckDevices", "PuckCore", "PN532Emulator", "GPIODoubles", "CSndfile"]),
     .testTarget(
       name: "PuckDaemonTests",
       dependencies: ["PuckDaemon", "PuckDevices", "PuckStorage", "PuckCore", "GPIODoubles"]),
     .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["PuckCore", "PN532Emulator"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["PuckCore", "PN532Emulator", "CSndfile"]),
   ],
   swiftLanguageModes: [.v6]
 )

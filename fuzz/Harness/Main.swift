@@ -19,13 +19,15 @@ let fuzzTargets: [String: (UnsafeBufferPointer<UInt8>) -> Void] = [
   "document": fuzzDocument,
   "calendar": fuzzCalendar,
   "history": fuzzHistory,
+  "sound": fuzzSound,
 ]
 
 nonisolated(unsafe) var selectedTarget: ((UnsafeBufferPointer<UInt8>) -> Void)?
 
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzerInitialize(
-  _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+  _ argc: UnsafeMutablePointer<Int32>,
+  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
 ) -> Int32 {
   var name = ""
   if let env = getenv("PUCK_FUZZ_TARGET") {

@@ -87,7 +87,7 @@ public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
     case .notABoolean: return "expected yes or no (also true/false, on/off, 1/0)"
     case .notALine: return "expected a line offset like 22 or a line name like GPIO22"
     case .notAnAbsolutePath:
-      return "expected an absolute path like /usr/share/sounds/alarm.wav, or nothing for the built-in tone"
+      return "expected an absolute path like /home/pi/alarm.flac, or nothing for the built-in tone"
     case .missing(let kind): return "expected \(kind)"
     case .belowMinimum(let minimum): return "expected at least \(minimum)"
     case .aboveMaximum(let maximum): return "expected at most \(maximum)"

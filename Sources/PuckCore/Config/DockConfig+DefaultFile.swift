@@ -23,8 +23,10 @@ extension DockConfig {
     [audio]
     # The ALSA PCM to play on: default, plughw:CARD=Headphones, pulse, ... ("aplay -L" lists them).
     #device = default
-    # A sound file to play (an absolute path). Empty means the built-in tone, which is always
-    # available even if the file cannot be read.
+    # A sound file to play (an absolute path): WAV, FLAC, Ogg Vorbis, Opus or MP3, at most 5
+    # minutes (it loops). It is decoded at start and on reload (SIGHUP), never when an alarm
+    # fires; if it cannot be used, the log and status say why and the built-in tone rings.
+    # Empty means the built-in tone, which is always available.
     #sound =
     # The volume the ring starts at, 0% to 100%.
     #start_volume = 30%
