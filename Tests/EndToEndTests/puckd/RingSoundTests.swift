@@ -40,11 +40,11 @@ struct RingSoundTests {
     #expect(tonePeak > 18_000, "the built-in tone plays instead (peak \(tonePeak))")
   }
 
-  /// Runs `puckctl test --seconds 2` and returns the loudest sample the sink received meanwhile.
+  /// Runs `puckctl test --seconds 2` (no scan asked) and returns the loudest sample the sink received meanwhile.
   private func rehearsalPeak(_ dock: DaemonHarness) throws -> Int {
     let rehearsal = Process()
     rehearsal.executableURL = Binaries.url("puckctl")
-    rehearsal.arguments = ["--socket", dock.socketPath, "test", "--seconds", "2"]
+    rehearsal.arguments = ["--socket", dock.socketPath, "test", "--seconds", "2", "--scan-seconds", "0"]
     rehearsal.standardOutput = FileHandle.nullDevice
     try rehearsal.run()
     var peak = 0
