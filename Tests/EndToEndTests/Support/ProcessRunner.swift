@@ -59,3 +59,9 @@ func run(
     status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
     stderr: String(decoding: errData, as: UTF8.self))
 }
+
+/// Whether the test run is built with a sanitizer (`.ci/check-sanitizers` sets
+/// `PUCK_SANITIZER`): memory figures then say nothing about the daemon itself.
+enum Sanitized {
+  static var isOn: Bool { ProcessInfo.processInfo.environment["PUCK_SANITIZER"] != nil }
+}

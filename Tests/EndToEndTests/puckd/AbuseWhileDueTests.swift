@@ -74,7 +74,11 @@ struct AbuseWhileDueTests {
     let after = try dock.ctl("status", as: "nobody")
     #expect([0, 1].contains(after.status), "a normal client afterwards: \(after.stderr)")
     #expect(dock.process?.isRunning == true)
-    #expect(peak < baseline + 64 * 1024, "resident memory: \(baseline) KiB before, \(peak) KiB at the peak")
+    // Under a sanitizer (.ci/check-sanitizers) shadow memory and quarantine inflate RSS by
+    // hundreds of MiB: the bound is the uninstrumented daemon's.
+    if !Sanitized.isOn {
+      #expect(peak < baseline + 64 * 1024, "resident memory: \(baseline) KiB before, \(peak) KiB at the peak")
+    }
     print(
       "abuse figures: rang \(Int(lateness * 1000)) ms after its second (polled every 10 ms by root, "
         + "\(rootAnswers) root status requests answered meanwhile); RSS \(baseline) KiB before, "

@@ -52,7 +52,10 @@ struct ControlSocketAttackTests {
     try waitUntil(timeout: 40, "the slow readers are dropped") { try socketCount(of: pid) <= idleSockets }
     #expect(attacker.isRunning, "the attacker still holds its end of every connection")
     let resident = try residentKiB(of: pid)
-    #expect(resident < 96 * 1024, "puckd's resident memory after the attack: \(resident) KiB")
+    // Not under a sanitizer: its shadow memory and quarantine inflate RSS (.ci/check-sanitizers).
+    if !Sanitized.isOn {
+      #expect(resident < 96 * 1024, "puckd's resident memory after the attack: \(resident) KiB")
+    }
     try expectAlive(dock)
   }
 
