@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Testing
 
 /// A `puckd` child process with its own temporary state directory, config and socket, driven
 /// through the real `puckctl` binary and killed for real.
@@ -38,6 +39,12 @@ final class DaemonHarness {
   deinit {
     stop(signal: SIGKILL)
     audio?.unload()
+    // Every daemon of every end-to-end test: no line of its log holds a whole UID (docs/DESIGN.md
+    // P2). A masked UID is its last two bytes (…:33:44); four or more bytes in a row is a leak.
+    let wholeUID = #/(?i)\b[0-9a-f]{2}(:[0-9a-f]{2}){3,}\b/#
+    if let line = log.split(separator: "\n").first(where: { $0.contains(wholeUID) }) {
+      Issue.record("a whole UID in puckd's log: \(line)")
+    }
     try? FileManager.default.removeItem(at: directory)
   }
 

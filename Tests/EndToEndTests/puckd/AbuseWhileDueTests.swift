@@ -14,7 +14,7 @@ import Testing
 struct AbuseWhileDueTests {
   @Test("every abuse at once across an alarm: it rings during the attack; root and the group are served")
   func abuseAcrossAnAlarm() throws {
-    let group = try puckalarmGroupID()
+    let group = try puckalarmGroup()
     let dock = try DaemonHarness(audio: false)
     try dock.start()
     let pid = try #require(dock.process?.processIdentifier)
@@ -22,7 +22,7 @@ struct AbuseWhileDueTests {
     for hour in 0..<99 {
       _ = try dock.ctl("alarm", "add", String(format: "%02d:%02d", hour % 24, hour % 60), "--days", "mon")
     }
-    let baseline = try residentKiB(pid)
+    let baseline = try residentKiB(of: pid)
 
     let report = dock.directory.appendingPathComponent("abuse.txt").path
     _ = FileManager.default.createFile(atPath: report, contents: nil)
@@ -49,8 +49,10 @@ struct AbuseWhileDueTests {
     var rangAt: Double?
     var rootAnswers = 0
     while rangAt == nil && Date().timeIntervalSince1970 < due + 30 {
-      peak = max(peak, (try? residentKiB(pid)) ?? 0)
-      if let reply = try? rawStatus(dock.socketPath), reply.status?.guards.first?.ringing == true {
+      peak = max(peak, (try? residentKiB(of: pid)) ?? 0)
+      if let reply = try? controlRequest(.status, socket: dock.socketPath),
+        reply.status?.guards.first?.ringing == true
+      {
         rangAt = Date().timeIntervalSince1970
       }
       rootAnswers += 1
@@ -70,7 +72,7 @@ struct AbuseWhileDueTests {
     let during = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
 
     attacker.waitUntilExit()
-    peak = max(peak, (try? residentKiB(pid)) ?? 0)
+    peak = max(peak, (try? residentKiB(of: pid)) ?? 0)
     let after = try dock.ctl("status", as: "nobody")
     #expect([0, 1].contains(after.status), "a normal client afterwards: \(after.stderr)")
     #expect(dock.process?.isRunning == true)
@@ -82,7 +84,7 @@ struct AbuseWhileDueTests {
     print(
       "abuse figures: rang \(Int(lateness * 1000)) ms after its second (polled every 10 ms by root, "
         + "\(rootAnswers) root status requests answered meanwhile); RSS \(baseline) KiB before, "
-        + "\(peak) KiB peak, \(try residentKiB(pid)) KiB after; attacker: "
+        + "\(peak) KiB peak, \(try residentKiB(of: pid)) KiB after; attacker: "
         + during.split(separator: "\n").last.map(String.init).orEmpty)
   }
 
@@ -169,46 +171,6 @@ struct AbuseWhileDueTests {
         with open(report, "a") as out:
             out.write(line + "\n")
     """#
-}
-
-/// One status request from the test process (root) over a raw socket.
-private func rawStatus(_ path: String) throws -> ControlReply {
-  let fd = unixSocket(SOCK_STREAM, path: path)
-  guard fd >= 0 else { throw HarnessError("cannot connect") }
-  defer { close(fd) }
-  var timeout = timeval(tv_sec: 2, tv_usec: 0)
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-  let line = Array(#"{"v":1,"command":"status"}"#.utf8) + [10]
-  guard line.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == line.count else {
-    throw HarnessError("could not send")
-  }
-  var received: [UInt8] = []
-  var chunk = [UInt8](repeating: 0, count: 65536)
-  while !received.contains(10) {
-    let count = read(fd, &chunk, chunk.count)
-    guard count > 0 else { throw HarnessError("no reply") }
-    received += chunk[..<count]
-  }
-  return try ControlWire.decodeReply(received[..<(received.firstIndex(of: 10) ?? received.endIndex)])
-}
-
-/// `VmRSS` of `pid`, in KiB.
-private func residentKiB(_ pid: Int32) throws -> Int {
-  let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-  guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-    let value = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-  else { throw HarnessError("no VmRSS in /proc/\(pid)/status") }
-  return value
-}
-
-/// The gid of the `puckalarm` group, created (as a system group) if this machine has none.
-private func puckalarmGroupID() throws -> UInt32 {
-  if let entry = getgrnam("puckalarm") { return entry.pointee.gr_gid }
-  let created = try runExternal("/usr/sbin/groupadd", ["--system", "puckalarm"])
-  guard created.status == 0 || getgrnam("puckalarm") != nil, let entry = getgrnam("puckalarm") else {
-    throw HarnessError("groupadd puckalarm: \(created.stderr)")
-  }
-  return entry.pointee.gr_gid
 }
 
 extension Optional where Wrapped == String {

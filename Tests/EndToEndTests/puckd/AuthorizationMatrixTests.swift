@@ -51,7 +51,7 @@ struct AuthorizationMatrixTests {
       #expect(table[spec.commandLine] == expected, "README row for \(spec.commandLine)")
     }
 
-    let group = try puckalarmGID()
+    let group = try puckalarmGroup()
     let dock = try DaemonHarness(audio: false)
     try dock.writePairing("04:A2:3B:11:22:33:44")
     try dock.start()
@@ -123,14 +123,4 @@ private func owner(_ path: String) throws -> uid_t {
   var info = stat()
   guard stat(path, &info) == 0 else { throw HarnessError("stat \(path): errno \(errno)") }
   return info.st_uid
-}
-
-/// The gid of the `puckalarm` group, created (as a system group) if this machine has none.
-private func puckalarmGID() throws -> UInt32 {
-  if let entry = getgrnam("puckalarm") { return entry.pointee.gr_gid }
-  let created = try runExternal("/usr/sbin/groupadd", ["--system", "puckalarm"])
-  guard created.status == 0 || getgrnam("puckalarm") != nil, let entry = getgrnam("puckalarm") else {
-    throw HarnessError("groupadd puckalarm: \(created.stderr)")
-  }
-  return entry.pointee.gr_gid
 }

@@ -145,16 +145,6 @@ struct ControlSocketAttackTests {
   }
 }
 
-/// The gid of the `puckalarm` group, created (as a system group) if this machine has none.
-private func puckalarmGroup() throws -> UInt32 {
-  if let entry = getgrnam("puckalarm") { return entry.pointee.gr_gid }
-  let created = try runExternal("/usr/sbin/groupadd", ["--system", "puckalarm"])
-  guard created.status == 0 || getgrnam("puckalarm") != nil, let entry = getgrnam("puckalarm") else {
-    throw HarnessError("groupadd puckalarm: \(created.stderr)")
-  }
-  return entry.pointee.gr_gid
-}
-
 /// How many sockets `pid` has open (its listener, its clients, its log and notify sockets).
 private func socketCount(of pid: Int32) throws -> Int {
   let directory = "/proc/\(pid)/fd"
@@ -162,15 +152,6 @@ private func socketCount(of pid: Int32) throws -> Int {
     (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + name))?
       .hasPrefix("socket:") == true
   }.count
-}
-
-/// `VmRSS` of `pid`, in KiB.
-private func residentKiB(of pid: Int32) throws -> Int {
-  let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-  guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-    let value = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-  else { throw HarnessError("no VmRSS in /proc/\(pid)/status") }
-  return value
 }
 
 /// An unprivileged attacker: a Python process running as `nobody` that opens connections to the

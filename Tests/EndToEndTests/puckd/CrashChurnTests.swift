@@ -46,7 +46,7 @@ struct CrashChurnTests {
       let pending = Self.randomChange(model, random: &random)
       let socket = dock.socketPath
       let command = pending.command
-      let thread = Thread { _ = try? Self.request(socket: socket, command) }
+      let thread = Thread { _ = try? controlRequest(command, socket: socket) }
       thread.start()
       usleep(UInt32.random(in: 0...8_000, using: &random))
       dock.stop(signal: SIGKILL)
@@ -198,29 +198,6 @@ struct CrashChurnTests {
   }
 
   static func request(_ dock: DaemonHarness, _ command: ControlCommand) throws -> ControlReply? {
-    try request(socket: dock.socketPath, command)
-  }
-
-  /// One request over a raw socket; nil when the daemon went away before answering.
-  static func request(socket path: String, _ command: ControlCommand) throws -> ControlReply? {
-    let fd = unixSocket(SOCK_STREAM, path: path)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: 10, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    let line = ControlWire.encode(command) + [10]
-    guard line.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == line.count else { return nil }
-    var received: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      while let newline = received.firstIndex(of: 10) {
-        let reply = try ControlWire.decodeReply(received[..<newline])
-        received.removeSubrange(...newline)
-        if reply.ok != nil { return reply }
-      }
-      let count = read(fd, &chunk, chunk.count)
-      guard count > 0 else { return nil }
-      received += chunk[..<count]
-    }
+    try controlRequest(command, socket: dock.socketPath)
   }
 }

@@ -1,0 +1,45 @@
+import Foundation
+import Glibc
+import PuckCore
+
+/// The gid of the `puckalarm` group, created (as a system group) if this machine has none.
+func puckalarmGroup() throws -> UInt32 {
+  if let entry = getgrnam("puckalarm") { return entry.pointee.gr_gid }
+  let created = try runExternal("/usr/sbin/groupadd", ["--system", "puckalarm"])
+  guard created.status == 0 || getgrnam("puckalarm") != nil, let entry = getgrnam("puckalarm") else {
+    throw HarnessError("groupadd puckalarm: \(created.stderr)")
+  }
+  return entry.pointee.gr_gid
+}
+
+/// `VmRSS` of `pid`, in KiB.
+func residentKiB(of pid: Int32) throws -> Int {
+  let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+  guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+    let value = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+  else { throw HarnessError("no VmRSS in /proc/\(pid)/status") }
+  return value
+}
+
+/// One request over a raw socket; nil when the daemon went away before answering.
+func controlRequest(_ command: ControlCommand, socket path: String) throws -> ControlReply? {
+  let fd = unixSocket(SOCK_STREAM, path: path)
+  guard fd >= 0 else { return nil }
+  defer { close(fd) }
+  var timeout = timeval(tv_sec: 10, tv_usec: 0)
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+  let line = ControlWire.encode(command) + [10]
+  guard line.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == line.count else { return nil }
+  var received: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 65536)
+  while true {
+    while let newline = received.firstIndex(of: 10) {
+      let reply = try ControlWire.decodeReply(received[..<newline])
+      received.removeSubrange(...newline)
+      if reply.ok != nil { return reply }
+    }
+    let count = read(fd, &chunk, chunk.count)
+    guard count > 0 else { return nil }
+    received += chunk[..<count]
+  }
+}
