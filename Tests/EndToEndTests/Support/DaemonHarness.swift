@@ -145,8 +145,12 @@ final class DaemonHarness {
     pairing.executableURL = Binaries.url("puckctl")
     pairing.arguments = ["--socket", socketPath, "pair", "--timeout", "20s"]
     pairing.standardOutput = FileHandle.nullDevice
+    // A pairing earlier in the same daemon's life logged the line too: wait for a new one.
+    let earlier = log.components(separatedBy: "pairing: waiting").count
     try pairing.run()
-    try waitUntil(timeout: 5, "pairing is waiting") { self.log.contains("pairing: waiting") }
+    try waitUntil(timeout: 5, "pairing is waiting") {
+      self.log.components(separatedBy: "pairing: waiting").count > earlier
+    }
     for _ in 0..<2 {
       let scan = try ctl("scan", uid)
       guard scan.status == 0 else { throw HarnessError("scan failed: \(scan.stderr)") }
