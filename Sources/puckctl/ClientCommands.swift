@@ -65,13 +65,17 @@ struct ClientCommands {
       }
       print("ringing for \(seconds) s…")
       fflush(nil)
-      let reply = try client.send(.test(seconds: seconds, scanSeconds: scanSeconds)) { line in
-        print(line)
-        fflush(nil)
-      }
+      let reply = try client.send(.test(seconds: seconds, scanSeconds: scanSeconds), progress: printProgress)
       return report(reply)
     case .acknowledge: return try simple(.acknowledge)
     }
+  }
+
+  /// A progress line of a long request (pair, test, override), shown as it comes: it is
+  /// puckctl's output on stdout, flushed so a pipe or a waiting person sees it at once.
+  private func printProgress(_ line: String) {
+    print(line)
+    fflush(nil)
   }
 
   private func simple(_ command: ControlCommand) throws -> ExitCode {
@@ -117,10 +121,7 @@ struct ClientCommands {
     guard let timeout = try args.integer("timeout") else {
       throw UsageError(CommandTable.pairTimeout.optionRule)
     }
-    let reply = try client.send(.pair(timeoutSeconds: timeout)) { line in
-      print(line)
-      fflush(nil)
-    }
+    let reply = try client.send(.pair(timeoutSeconds: timeout), progress: printProgress)
     return report(reply)
   }
 
@@ -136,10 +137,7 @@ struct ClientCommands {
       }
     }
     // The daemon counts down (override_delay) before it closes anything; Ctrl-C stops it.
-    let reply = try client.send(.override) { line in
-      print(line)
-      fflush(nil)
-    }
+    let reply = try client.send(.override, progress: printProgress)
     return report(reply)
   }
 

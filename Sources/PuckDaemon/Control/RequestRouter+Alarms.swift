@@ -133,13 +133,11 @@ extension RequestRouter {
       return
     }
     guard !refuseIfOpen(id, until == nil ? "resumed" : "paused", client: client) else { return }
-    guard let date = resolvedPause(until, client: client) else {
-      if until == nil {
-        changeAlarm(id, client: client, verb: "resumed") { book, index in book.alarms[index].pausedUntil = nil
-        }
-      }
+    guard let until else {
+      changeAlarm(id, client: client, verb: "resumed") { book, index in book.alarms[index].pausedUntil = nil }
       return
     }
+    guard let date = resolvedPause(until, client: client) else { return }
     changeAlarm(id, client: client, verb: "paused; it rings again from \(date)") { book, index in
       book.alarms[index].pausedUntil = date
     }
@@ -153,22 +151,21 @@ extension RequestRouter {
           ControlFailure(.refused, "a wake-up is open; the dock cannot be paused until the puck ends it")))
       return
     }
-    guard let date = resolvedPause(until, client: client) else {
-      guard until == nil else { return }
+    guard let until else {
       changeDock(client: client, reply: "the dock's pause is over; alarms ring as scheduled") {
         $0.pausedUntil = nil
       }
       return
     }
+    guard let date = resolvedPause(until, client: client) else { return }
     changeDock(client: client, reply: "the dock is paused: no alarm rings before \(date)") {
       $0.pausedUntil = date
     }
   }
 
-  /// The pause's end date, after today in the dock's zone; nil for a resume, or after a refusal
+  /// The pause's end date, which must be after today in the dock's zone; nil after a refusal
   /// (already sent).
-  private func resolvedPause(_ until: DraftDate?, client: ControlServer.Client) -> LocalDate? {
-    guard let until else { return nil }
+  private func resolvedPause(_ until: DraftDate, client: ControlServer.Client) -> LocalDate? {
     let today = settings.zone.localDateTime(at: time.instant).date
     let date = until.resolved(today: today)
     guard date > today else {

@@ -14,6 +14,8 @@ final class Readers {
   /// Counts the readers made, so events of a replaced one are told apart.
   private var generation = 0
   private(set) var health = DeviceHealth(.reader, state: .absent, detail: "not started")
+  /// Whether polling is wanted (kept across a reader replaced on reload).
+  private var polling = false
   /// A tag was scanned (fresh: presented, not lying there).
   var onScan: (TagUID, Bool) -> Void = { _, _ in }
   /// Called when `health` changed.
@@ -83,8 +85,6 @@ final class Readers {
     start(replacing: reader)
     setPolling(enabled)
   }
-
-  private var polling = false
 
   /// Polls (RF field on) only while a wake-up is open or a pairing waits for a tag.
   func setPolling(_ enabled: Bool) {
