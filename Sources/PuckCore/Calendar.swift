@@ -39,7 +39,7 @@ public enum Weekday: Int, CaseIterable, Sendable, Comparable, CustomStringConver
 }
 
 /// A calendar date with no time and no zone (proleptic Gregorian).
-public struct LocalDate: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+public struct LocalDate: Hashable, Comparable, TextCodable, Sendable, CustomStringConvertible {
   public var year: Int
   public var month: Int
   public var day: Int
@@ -121,24 +121,13 @@ public struct LocalDate: Hashable, Comparable, Codable, Sendable, CustomStringCo
     }
   }
 
-  public init(from decoder: any Decoder) throws {
-    let text = try decoder.singleValueContainer().decode(String.self)
-    do {
-      try self.init(parsing: text)
-    } catch {
-      throw DecodingError.dataCorrupted(
-        .init(codingPath: decoder.codingPath, debugDescription: error.description))
-    }
-  }
+  public init(codingText text: String) throws { try self.init(parsing: text) }
 
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.singleValueContainer()
-    try container.encode(description)
-  }
+  public var codingText: String { description }
 }
 
 /// A wall-clock time of day: `HH:MM` or `HH:MM:SS`.
-public struct WallTime: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+public struct WallTime: Hashable, Comparable, TextCodable, Sendable, CustomStringConvertible {
   public var hour: Int
   public var minute: Int
   public var second: Int
@@ -174,20 +163,9 @@ public struct WallTime: Hashable, Comparable, Codable, Sendable, CustomStringCon
 
   public static func < (lhs: WallTime, rhs: WallTime) -> Bool { lhs.secondsOfDay < rhs.secondsOfDay }
 
-  public init(from decoder: any Decoder) throws {
-    let text = try decoder.singleValueContainer().decode(String.self)
-    do {
-      try self.init(parsing: text)
-    } catch {
-      throw DecodingError.dataCorrupted(
-        .init(codingPath: decoder.codingPath, debugDescription: error.description))
-    }
-  }
+  public init(codingText text: String) throws { try self.init(parsing: text) }
 
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.singleValueContainer()
-    try container.encode(description)
-  }
+  public var codingText: String { description }
 }
 
 /// Why a time, day or date given by a person was not accepted.
@@ -223,18 +201,11 @@ extension Character {
   var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
 
-extension Weekday: Codable {
-  public init(from decoder: any Decoder) throws {
-    let text = try decoder.singleValueContainer().decode(String.self)
-    guard let day = Weekday(shortName: text) else {
-      throw DecodingError.dataCorrupted(
-        .init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not a weekday"))
-    }
+extension Weekday: TextCodable {
+  public init(codingText text: String) throws {
+    guard let day = Weekday(shortName: text) else { throw TextCodingError(description: "'\(text)' is not a weekday") }
     self = day
   }
 
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.singleValueContainer()
-    try container.encode(shortName)
-  }
+  public var codingText: String { shortName }
 }

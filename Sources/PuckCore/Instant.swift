@@ -2,7 +2,7 @@
 ///
 /// The core works in whole seconds: alarms are set to the second at most, and integer
 /// arithmetic keeps schedule and time-zone computations exact. Encoded as `2026-03-30T03:30:00Z`.
-public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+public struct Instant: Hashable, Comparable, Sendable, TextCodable, CustomStringConvertible {
   /// Seconds since the Unix epoch, UTC.
   public var unixSeconds: Int64
 
@@ -86,17 +86,12 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
 
   public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.unixSeconds < rhs.unixSeconds }
 
-  public init(from decoder: any Decoder) throws {
-    let text = try decoder.singleValueContainer().decode(String.self)
+  public init(codingText text: String) throws {
     guard let parsed = Instant(iso8601: text) else {
-      throw DecodingError.dataCorrupted(
-        .init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not an ISO 8601 instant"))
+      throw TextCodingError(description: "'\(text)' is not an ISO 8601 instant")
     }
     self = parsed
   }
 
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.singleValueContainer()
-    try container.encode(description)
-  }
+  public var codingText: String { description }
 }

@@ -2,7 +2,7 @@
 ///
 /// A UID is not a secret (docs/DESIGN.md P2), but logs show only its last two bytes so that a
 /// journal shared for support does not carry the whole thing.
-public struct TagUID: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct TagUID: Hashable, Sendable, TextCodable, CustomStringConvertible {
   /// The UID's bytes, 4, 7 or 10 of them.
   public let bytes: [UInt8]
 
@@ -66,20 +66,9 @@ public struct TagUID: Hashable, Sendable, Codable, CustomStringConvertible {
     if isRandom { throw .randomUID(masked) }
   }
 
-  public init(from decoder: any Decoder) throws {
-    let text = try decoder.singleValueContainer().decode(String.self)
-    do {
-      try self.init(parsing: text)
-    } catch {
-      throw DecodingError.dataCorrupted(
-        .init(codingPath: decoder.codingPath, debugDescription: error.description))
-    }
-  }
+  public init(codingText text: String) throws { try self.init(parsing: text) }
 
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.singleValueContainer()
-    try container.encode(description)
-  }
+  public var codingText: String { description }
 
   private static func hex(_ byte: UInt8) -> String {
     let digits = Array("0123456789ABCDEF")

@@ -33,7 +33,7 @@ public enum ControlWire {
 
   /// `date` of `alarm.add`: `YYYY-MM-DD` as protocol 1 always had it, or `today`/`tomorrow`,
   /// which the daemon resolves in its own zone.
-  enum WireDate: Codable, Hashable {
+  enum WireDate: TextCodable, Hashable {
     case absolute(LocalDate)
     case today
     case tomorrow
@@ -54,24 +54,19 @@ public enum ControlWire {
       }
     }
 
-    init(from decoder: any Decoder) throws {
-      let text = try decoder.singleValueContainer().decode(String.self)
+    init(codingText text: String) throws {
       switch text {
       case "today": self = .today
       case "tomorrow": self = .tomorrow
-      default: self = .absolute(try LocalDate(from: decoder))
+      default: self = .absolute(try LocalDate(parsing: text))
       }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    var codingText: String {
       switch self {
-      case .absolute(let date): try date.encode(to: encoder)
-      case .today:
-        var container = encoder.singleValueContainer()
-        try container.encode("today")
-      case .tomorrow:
-        var container = encoder.singleValueContainer()
-        try container.encode("tomorrow")
+      case .absolute(let date): return date.codingText
+      case .today: return "today"
+      case .tomorrow: return "tomorrow"
       }
     }
   }
