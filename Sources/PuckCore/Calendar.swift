@@ -203,9 +203,15 @@ extension Character {
 
 extension Weekday: TextCodable {
   public init(codingText text: String) throws {
-    guard let day = Weekday(shortName: text) else { throw TextCodingError(description: "'\(text)' is not a weekday") }
+    guard let day = Weekday(shortName: text) else {
+      throw TextCodingError(description: "'\(text)' is not a weekday")
+    }
     self = day
   }
 
   public var codingText: String { shortName }
+
+  public init(from decoder: any Decoder) throws { try self.init(codingTextFrom: decoder) }
+
+  public func encode(to encoder: any Encoder) throws { try encodeCodingText(to: encoder) }
 }

@@ -11,6 +11,16 @@ public protocol TextCodable: Codable {
 
 extension TextCodable {
   public init(from decoder: any Decoder) throws {
+    try self.init(codingTextFrom: decoder)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    try encodeCodingText(to: encoder)
+  }
+
+  /// Decodes the text form. An enum with raw values (`Weekday`) names this in its own
+  /// `init(from:)`: the standard library's `RawRepresentable` coding would win otherwise.
+  public init(codingTextFrom decoder: any Decoder) throws {
     let text = try decoder.singleValueContainer().decode(String.self)
     do {
       try self.init(codingText: text)
@@ -19,7 +29,8 @@ extension TextCodable {
     }
   }
 
-  public func encode(to encoder: any Encoder) throws {
+  /// Encodes the text form.
+  public func encodeCodingText(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     try container.encode(codingText)
   }

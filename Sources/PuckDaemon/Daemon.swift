@@ -20,14 +20,9 @@ public final class Daemon {
   private let loop: EventLoop<LoopMessage>
   private let signals: SignalSource
   private let notifier: SystemdNotifier
-  /// sd_notify WATCHDOG=1, on CLOCK_MONOTONIC.
-  private let watchdogTimer: any LoopTimer
+  private let watchdog: Watchdog
   private let settings: Settings
-  private let files: StateFiles
-  private let pairing: PairingStore
-  private let alarms: AlarmStore
-  private let guardsFile: GuardsFile
-  private let journal: HistoryJournal
+  private let state: DockState
   private let lines: DockLines
   private let ringer: Ringer
   private let readers: Readers
@@ -41,7 +36,6 @@ public final class Daemon {
   private let overrides: OverrideFlow
   private let router: RequestRouter
   private var server: ControlServer?
-  private var localtimeWatch: DirectoryWatch?
 
   /// Sets up everything that can fail before the loop runs; errors here are fatal to start-up
   /// (no state directory, no socket) and the caller exits non-zero so systemd restarts it.
@@ -52,48 +46,35 @@ public final class Daemon {
     signals = try SignalSource(environment.signals)
     loop = try EventLoop()
     notifier = SystemdNotifier(environment: environment.variables)
-    watchdogTimer = try time.makeTimer(.monotonic)
+    watchdog = try Watchdog(time: time, notifier: notifier)
     settings = Settings(options: options, zones: environment.zones)
     // Before anything reads or writes state, opens devices or touches the socket: a second
     // daemon must leave the first one's files, reader and clients alone.
-    files = try StateFiles(path: options.stateDirectory) { time.instant }
+    state = try DockState(path: options.stateDirectory) { time.instant }
     guard !controlSocketIsLive(options.socketPath) else { throw ControlSocketInUse(path: options.socketPath) }
-    pairing = PairingStore(files: files)
-    alarms = AlarmStore(files: files)
-    guardsFile = GuardsFile(files: files)
-    journal = HistoryJournal(files: files)
     let inbox = loop.inbox
     lines = DockLines(gpio: environment.gpio) { event in inbox.post(.button(event)) }
     ringer = Ringer(settings: settings, lines: lines, inbox: inbox, makeAudio: environment.makeAudio)
     readers = Readers(settings: settings, inbox: inbox, makeReader: environment.makeReader)
-    enforcement = try Enforcement(
-      time: time, settings: settings, pairing: pairing, guardsFile: guardsFile, alarms: alarms,
-      journal: journal,
-      ringer: ringer, lines: lines)
-    missed = MissedRecorder(
-      time: time, settings: settings, guardsFile: guardsFile, alarms: alarms, journal: journal, inbox: inbox)
+    enforcement = try Enforcement(time: time, settings: settings, state: state, ringer: ringer, lines: lines)
+    missed = MissedRecorder(time: time, settings: settings, state: state, inbox: inbox)
     schedule = try ScheduleKeeper(
-      time: time, settings: settings, guardsFile: guardsFile, alarms: alarms, enforcement: enforcement,
-      missed: missed, inbox: inbox)
+      time: time, settings: settings, state: state, enforcement: enforcement, missed: missed, inbox: inbox)
     retry = try StateRetry(
-      time: time, files: files, guardsFile: guardsFile, alarms: alarms, pairing: pairing,
-      enforcement: enforcement,
-      schedule: schedule, missed: missed)
+      time: time, state: state, enforcement: enforcement, schedule: schedule, missed: missed)
     overrides = OverrideFlow(
-      time: time, loop: loop, settings: settings, guardsFile: guardsFile, journal: journal,
-      enforcement: enforcement)
+      time: time, loop: loop, settings: settings, state: state, enforcement: enforcement)
     status = StatusReporter(
-      time: time, settings: settings, files: files, guardsFile: guardsFile, alarms: alarms, pairing: pairing,
-      journal: journal, enforcement: enforcement, schedule: schedule, ringer: ringer, readers: readers,
-      lines: lines, overrides: overrides, notifier: notifier)
+      time: time, settings: settings, state: state, enforcement: enforcement, schedule: schedule,
+      ringer: ringer, readers: readers, lines: lines, overrides: overrides, notifier: notifier)
     pairingFlow = PairingFlow(
-      time: time, loop: loop, settings: settings, store: pairing, enforcement: enforcement)
+      time: time, loop: loop, settings: settings, store: state.pairing, enforcement: enforcement)
     rehearsal = RehearsalFlow(
-      time: time, loop: loop, ringer: ringer, readers: readers, pairing: pairing, status: status)
+      time: time, loop: loop, ringer: ringer, readers: readers, pairing: state.pairing, status: status)
     router = RequestRouter(
-      time: time, settings: settings, files: files, guardsFile: guardsFile, alarms: alarms, journal: journal,
-      enforcement: enforcement, schedule: schedule, retry: retry, status: status, readers: readers,
-      pairing: pairingFlow, rehearsal: rehearsal, overrides: overrides)
+      time: time, settings: settings, state: state, enforcement: enforcement, schedule: schedule,
+      retry: retry,
+      status: status, readers: readers, pairing: pairingFlow, rehearsal: rehearsal, overrides: overrides)
     wire()
   }
 
@@ -108,7 +89,7 @@ public final class Daemon {
 
   /// The back edges between components: each is told whom to notify, never handed the others.
   private func wire() {
-    files.onHeld = { [unowned self] in self.retry.arm() }
+    state.files.onHeld = { [unowned self] in self.retry.arm() }
     ringer.onChange = { [unowned self] in self.status.update() }
     readers.onChange = { [unowned self] in self.status.update() }
     readers.wakeUpIsOpen = { [unowned self] in self.enforcement.isOpen }
@@ -140,6 +121,8 @@ public final class Daemon {
       self.updateReaderPolling()
       self.status.update()
     }
+    // A reader thread stuck inside libnfc is found at each tick and reported as a fault.
+    watchdog.onTick = { [unowned self] in self.readers.refreshProgress() }
   }
 
   /// A handle that stops this daemon from another thread.
@@ -164,7 +147,8 @@ public final class Daemon {
     settings.load(reloading: false)
     ringer.applySettings()
     settings.reloadZone()
-    loadState()
+    state.load(now: environment.time.instant, grace: settings.config.enforcement.missedGrace)
+    enforcement.load()
     readers.start()
     lines.start(settings.config)
 
@@ -175,8 +159,8 @@ public final class Daemon {
     try schedule.watch(on: loop)
     try enforcement.watch(on: loop)
     try retry.watch(on: loop)
-    watchLocaltime()
-    try startWatchdog()
+    settings.watchZone(on: loop) { [unowned self] in self.schedule.refresh() }
+    try watchdog.watch(on: loop)
 
     // Resume what was open when the daemon last stopped (crash, kill -9, power loss), then ring
     // or record whatever fell due while it was down.
@@ -187,7 +171,6 @@ public final class Daemon {
     missed.recordSlice()
     ringer.checkDevice()
 
-    try makeSocketDirectory(for: options.socketPath)
     server = try ControlServer(
       path: options.socketPath, time: environment.time, loop: loop,
       isPrivileged: { [unowned self] peer in self.router.role(of: peer) >= .member }
@@ -212,17 +195,6 @@ public final class Daemon {
   /// The clean exit `run` ends with, for a daemon driven by `runUntilIdle`.
   public func finish() {
     shutdown()
-  }
-
-  /// Loads each state file on its own, the open guards first: whatever fails to read, an open
-  /// wake-up rings (issue 8 item 4).
-  private func loadState() {
-    files.removeStaleTemporaryFiles()
-    guardsFile.load(now: environment.time.instant, grace: settings.config.enforcement.missedGrace)
-    enforcement.load()
-    alarms.load()
-    pairing.load()
-    files.refreshProblems()
   }
 
   /// A tag from the reader or a simulated scan: to pairing if it is waiting, else to the guard.
@@ -300,45 +272,5 @@ public final class Daemon {
     enforcement.save()
     server?.shutdown()
     Log.notice("puckd stopped")
-  }
-
-  /// /etc/localtime is replaced (not written) by timedatectl: its directory is watched.
-  private func watchLocaltime() {
-    let link = settings.zoneLink
-    guard let watch = try? DirectoryWatch(directory: link.directory) else { return }
-    localtimeWatch = watch
-    try? loop.watch(watch.fd) { [unowned self] _ in
-      guard !watch.changedNames().isDisjoint(with: link.names) else { return }
-      let before = self.settings.zoneName
-      self.settings.reloadZone()
-      Log.notice("time zone changed (\(before) → \(self.settings.zoneName)); recomputing alarms")
-      self.schedule.refresh()
-    }
-  }
-
-  private func startWatchdog() throws {
-    guard let interval = notifier.watchdogInterval else { return }
-    try watchdogTimer.arm(after: interval)
-    try loop.watch(watchdogTimer) { [unowned self] _ in
-      self.notifier.send("WATCHDOG=1")
-      try? self.watchdogTimer.arm(after: interval)
-      // A reader thread stuck inside libnfc is found here and reported as a fault.
-      self.readers.refreshProgress()
-    }
-  }
-}
-
-/// Creates the socket's directory and its parents (mode 0755).
-private func makeSocketDirectory(for socketPath: String) throws {
-  let directory = String(socketPath[..<(socketPath.lastIndex(of: "/") ?? socketPath.startIndex)])
-  guard !directory.isEmpty else { return }
-  var path = ""
-  for component in directory.split(separator: "/") {
-    path += "/" + component
-    do throws(SystemError) {
-      try systemCall("mkdir \(path)") { mkdir(path, 0o755) }
-    } catch {
-      if error.code != EEXIST { throw error }
-    }
   }
 }

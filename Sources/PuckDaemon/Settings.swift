@@ -1,6 +1,7 @@
 import PuckCore
 import PuckDevices
 import PuckStorage
+import PuckSystem
 
 /// What the dock is configured to do: the options it was started with, the config file, the
 /// sound it rings and the system's time zone. Read at start and on SIGHUP; a config that does
@@ -20,6 +21,7 @@ final class Settings {
   private(set) var soundProblem: String?
   private(set) var zone: ZoneRules = .utc
   private(set) var zoneName = "UTC"
+  private var zoneWatch: DirectoryWatch?
   private let zones: ZoneInfoDirectory
 
   init(options: DaemonOptions, zones: ZoneInfoDirectory) {
@@ -76,13 +78,22 @@ final class Settings {
     }
   }
 
-  /// The directory holding the zone link, and the names in it that change the zone.
-  var zoneLink: (directory: String, names: Set<String>) {
+  /// Watches the zone link: /etc/localtime is replaced (not written) by timedatectl, so its
+  /// directory is watched. On a change the zone is read again and `onChange` runs.
+  func watchZone(on loop: EventLoop<LoopMessage>, onChange: @escaping () -> Void) {
     let path = zones.localtimePath
     let slash = path.lastIndex(of: "/") ?? path.startIndex
     let directory = String(path[..<slash])
-    let name = String(path[path.index(after: slash)...])
-    return (directory.isEmpty ? "/" : directory, [name, "timezone"])
+    let names: Set<String> = [String(path[path.index(after: slash)...]), "timezone"]
+    guard let watch = try? DirectoryWatch(directory: directory.isEmpty ? "/" : directory) else { return }
+    zoneWatch = watch
+    try? loop.watch(watch.fd) { [unowned self] _ in
+      guard !watch.changedNames().isDisjoint(with: names) else { return }
+      let before = self.zoneName
+      self.reloadZone()
+      Log.notice("time zone changed (\(before) → \(self.zoneName)); recomputing alarms")
+      onChange()
+    }
   }
 
   /// An instant in the dock's zone, for logs and replies.

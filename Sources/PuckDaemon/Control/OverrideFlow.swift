@@ -16,22 +16,20 @@ final class OverrideFlow {
   private let time: any TimeSource
   private let loop: EventLoop<LoopMessage>
   private let settings: Settings
-  private let guardsFile: GuardsFile
-  private let journal: HistoryJournal
+  private let state: DockState
   private let enforcement: Enforcement
   private var session: Session?
   /// Called when an override starts, ends or is cancelled (status).
   var onChange: () -> Void = {}
 
   init(
-    time: any TimeSource, loop: EventLoop<LoopMessage>, settings: Settings, guardsFile: GuardsFile,
-    journal: HistoryJournal, enforcement: Enforcement
+    time: any TimeSource, loop: EventLoop<LoopMessage>, settings: Settings, state: DockState,
+    enforcement: Enforcement
   ) {
     self.time = time
     self.loop = loop
     self.settings = settings
-    self.guardsFile = guardsFile
-    self.journal = journal
+    self.state = state
     self.enforcement = enforcement
   }
 
@@ -124,12 +122,12 @@ final class OverrideFlow {
       return
     }
     let count = enforcement.guards.count
-    guardsFile.update { $0.noteOverride(at: time.instant) }
+    state.guardsFile.update { $0.noteOverride(at: time.instant) }
     enforcement.handle(.override)
     let recorded =
       !enforcement.historyIsWaiting
       ? "recorded in history"
-      : "NOT yet recorded in history (\(journal.failure ?? "pending")); kept in \(EnforcementRecord.fileName) and retried"
+      : "NOT yet recorded in history (\(state.journal.failure ?? "pending")); kept in \(EnforcementRecord.fileName) and retried"
     if !client.isClosed {
       client.send(.success("closed \(count) wake-up\(count == 1 ? "" : "s") WITHOUT a scan; \(recorded)"))
     }

@@ -5,19 +5,19 @@ import PuckStorage
 /// guard before the change), saves before it answers, and re-arms the schedule.
 extension RequestRouter {
   func addAlarm(_ draft: AlarmDraft, client: ControlServer.Client) {
-    guard !alarms.book.isFull else {
+    guard !state.alarms.book.isFull else {
       let limit = AlarmBook.maximumAlarms
       client.send(
         .failure(ControlFailure(.refused, "at most \(limit) alarms; remove one first (puckctl alarm rm ID)")))
       return
     }
     schedule.processDue()
-    schedule.startCounting(alarms.book.nextID)
+    schedule.startCounting(state.alarms.book.nextID)
     let alarm: Alarm
     do {
       let now = time.instant
       let zone = settings.zone
-      alarm = try alarms.change { book in book.add(draft, now: now, in: zone) }
+      alarm = try state.alarms.change { book in book.add(draft, now: now, in: zone) }
     } catch {
       client.send(.failure(ControlFailure(.failed, "could not save the alarm: \(error)")))
       return
@@ -33,13 +33,13 @@ extension RequestRouter {
   func changeAlarm(
     _ id: AlarmID, client: ControlServer.Client, verb: String, change: (inout AlarmBook, Int) -> Void
   ) {
-    guard alarms.book.index(of: id) != nil else {
+    guard state.alarms.book.index(of: id) != nil else {
       client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
       return
     }
     schedule.processDue()
     do {
-      try alarms.change { book in
+      try state.alarms.change { book in
         // Looked up again: catching up may have retired or changed it.
         if let index = book.index(of: id) { change(&book, index) }
       }
@@ -64,7 +64,7 @@ extension RequestRouter {
   func skipAlarm(_ id: AlarmID, client: ControlServer.Client) {
     // Catch up first: an occurrence falling due right now opens its guard before the check.
     schedule.processDue()
-    guard let index = alarms.book.index(of: id) else {
+    guard let index = state.alarms.book.index(of: id) else {
       client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
       return
     }
@@ -73,7 +73,7 @@ extension RequestRouter {
         .failure(ControlFailure(.refused, "alarm \(id) is already ringing; only the puck ends it now")))
       return
     }
-    var unskipped = alarms.alarms[index]
+    var unskipped = state.alarms.alarms[index]
     unskipped.skippedDate = nil
     // From the handled point, not from now: after a backward step the occurrence just ahead
     // of the clock may already have rung, and skipping it would skip nothing.
@@ -100,7 +100,7 @@ extension RequestRouter {
 
   func editAlarm(_ id: AlarmID, _ change: AlarmEdit, client: ControlServer.Client) {
     schedule.processDue()
-    guard alarms.book.index(of: id) != nil else {
+    guard state.alarms.book.index(of: id) != nil else {
       client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
       return
     }
@@ -128,7 +128,7 @@ extension RequestRouter {
 
   func pauseAlarm(_ id: AlarmID, until: DraftDate?, client: ControlServer.Client) {
     schedule.processDue()
-    guard alarms.book.index(of: id) != nil else {
+    guard state.alarms.book.index(of: id) != nil else {
       client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
       return
     }
@@ -182,7 +182,7 @@ extension RequestRouter {
     client: ControlServer.Client, reply: String, _ change: @escaping (inout AlarmBook) -> Void
   ) {
     do {
-      try alarms.change(change)
+      try state.alarms.change(change)
     } catch {
       client.send(.failure(ControlFailure(.failed, "could not save: \(error)")))
       return

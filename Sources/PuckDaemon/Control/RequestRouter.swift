@@ -9,10 +9,7 @@ import PuckSystem
 final class RequestRouter {
   let time: any TimeSource
   let settings: Settings
-  let files: StateFiles
-  let guardsFile: GuardsFile
-  let alarms: AlarmStore
-  let journal: HistoryJournal
+  let state: DockState
   let enforcement: Enforcement
   let schedule: ScheduleKeeper
   let retry: StateRetry
@@ -25,17 +22,14 @@ final class RequestRouter {
   var onScan: (TagUID, Bool) -> Void = { _, _ in }
 
   init(
-    time: any TimeSource, settings: Settings, files: StateFiles, guardsFile: GuardsFile, alarms: AlarmStore,
-    journal: HistoryJournal, enforcement: Enforcement, schedule: ScheduleKeeper, retry: StateRetry,
+    time: any TimeSource, settings: Settings, state: DockState, enforcement: Enforcement,
+    schedule: ScheduleKeeper, retry: StateRetry,
     status: StatusReporter, readers: Readers, pairing: PairingFlow, rehearsal: RehearsalFlow,
     overrides: OverrideFlow
   ) {
     self.time = time
     self.settings = settings
-    self.files = files
-    self.guardsFile = guardsFile
-    self.alarms = alarms
-    self.journal = journal
+    self.state = state
     self.enforcement = enforcement
     self.schedule = schedule
     self.retry = retry
@@ -111,12 +105,12 @@ final class RequestRouter {
   private func history(_ query: HistoryQuery, client: ControlServer.Client) {
     do {
       // A page read backwards from its end: the cost follows the page, not the file's years.
-      guard let page = try journal.log.readPage(before: query.before, limit: query.limit) else {
+      guard let page = try state.journal.log.readPage(before: query.before, limit: query.limit) else {
         let cursor = query.before ?? 0
         client.send(.failure(ControlFailure(.badRequest, "\(cursor) is not a cursor a history reply gave")))
         return
       }
-      if !page.problems.isEmpty { files.refreshProblems() }
+      if !page.problems.isEmpty { state.files.refreshProblems() }
       client.send(ControlReply(ok: true, history: page.entries, nextBefore: page.nextBefore))
     } catch {
       client.send(.failure(ControlFailure(.failed, "history could not be read: \(error)")))
@@ -163,12 +157,12 @@ final class RequestRouter {
 
   private func acknowledge(client: ControlServer.Client) {
     do {
-      try files.acknowledgeProblems()
+      try state.files.acknowledgeProblems()
     } catch {
       client.send(.failure(ControlFailure(.failed, "\(error)")))
       return
     }
-    guardsFile.update { $0.acknowledgeMissed() }
+    state.guardsFile.update { $0.acknowledgeMissed() }
     enforcement.save()
     status.update()
     client.send(.success("acknowledged"))

@@ -11,10 +11,7 @@ import PuckSystem
 final class Enforcement {
   private let time: any TimeSource
   private let settings: Settings
-  private let pairing: PairingStore
-  private let guardsFile: GuardsFile
-  private let alarms: AlarmStore
-  private let journal: HistoryJournal
+  private let state: DockState
   private let ringer: Ringer
   private let lines: DockLines
   private(set) var machine = WakeGuardMachine()
@@ -33,16 +30,11 @@ final class Enforcement {
   var onJournalChanged: () -> Void = {}
 
   init(
-    time: any TimeSource, settings: Settings, pairing: PairingStore, guardsFile: GuardsFile,
-    alarms: AlarmStore,
-    journal: HistoryJournal, ringer: Ringer, lines: DockLines
+    time: any TimeSource, settings: Settings, state: DockState, ringer: Ringer, lines: DockLines
   ) throws(SystemError) {
     self.time = time
     self.settings = settings
-    self.pairing = pairing
-    self.guardsFile = guardsFile
-    self.alarms = alarms
-    self.journal = journal
+    self.state = state
     self.ringer = ringer
     self.lines = lines
     ringTimer = try time.makeTimer(.monotonic)
@@ -56,7 +48,7 @@ final class Enforcement {
   /// that crashed before recording them.
   func load() {
     machine = WakeGuardMachine(
-      guards: guardsFile.record.guards, pendingHistory: guardsFile.record.pendingHistory)
+      guards: state.guardsFile.record.guards, pendingHistory: state.guardsFile.record.pendingHistory)
     if !machine.pendingHistory.isEmpty { flushPendingHistory() }
   }
 
@@ -72,7 +64,8 @@ final class Enforcement {
   /// Feeds one event to the machine and performs what it decides, in order.
   func handle(_ event: WakeEvent) {
     let now = time.instant
-    let effects = machine.handle(event, at: now, settings: settings.guardSettings(pairedTag: pairing.tag))
+    let effects = machine.handle(
+      event, at: now, settings: settings.guardSettings(pairedTag: state.pairing.tag))
     for effect in effects {
       switch (event, effect) {
       case (.bypass, .armRetry(let id, let at)), (.ringTimeout, .armRetry(let id, let at)):
@@ -120,7 +113,7 @@ final class Enforcement {
       recordHistory(entry)
       logHistory(entry)
     case .retireAlarm(let id):
-      alarms.retire([id])
+      state.alarms.retire([id])
     case .wrongTag(let uid):
       Log.notice("wrong puck \(uid.masked): this is not the paired tag")
       lines.buzzer.chirpWrongPuck()
@@ -139,36 +132,36 @@ final class Enforcement {
     case .missed:
       Log.warning(
         "\(name) due \(settings.describe(entry.occurrence.scheduledAt)) was MISSED (puckd was not running)")
-      guardsFile.update { $0.noteMissed([entry.occurrence]) }
+      state.guardsFile.update { $0.noteMissed([entry.occurrence]) }
     }
   }
 
-  /// Saves the guards file with the machine's guards and journal.
+  /// Saves the guards file with the machine's guards and state.journal.
   func save() {
-    guardsFile.save(machine)
+    state.guardsFile.save(machine)
   }
 
   /// Performs `.recordHistory`. A closed guard's entry is journaled in the guards file; it is
-  /// appended (with any older waiting entries first, in order) and then leaves the journal. A
+  /// appended (with any older waiting entries first, in order) and then leaves the state.journal. A
   /// missed alarm's entry is appended directly.
   private func recordHistory(_ entry: HistoryEntry) {
     guard machine.pendingHistory.contains(entry) else {
       // Missed alarms are not journaled; a closing entry not pending any more was appended by
       // an earlier flush in this same round of effects.
-      if entry.outcome == .missed { journal.appendMissed(entry) }
+      if entry.outcome == .missed { state.journal.appendMissed(entry) }
       return
     }
     closedOccurrences.insert(entry.occurrence)
     flushPendingHistory(fresh: entry)
   }
 
-  /// Appends the journaled entries (`HistoryJournal.flush`) and saves what left the journal.
+  /// Appends the journaled entries (`HistoryJournal.flush`) and saves what left the state.journal.
   func flushPendingHistory(fresh: HistoryEntry? = nil) {
-    if journal.flush(&machine, fresh: fresh) { save() }
+    if state.journal.flush(&machine, fresh: fresh) { save() }
     onJournalChanged()
   }
 
-  /// Whether closed wake-ups wait in the journal.
+  /// Whether closed wake-ups wait in the state.journal.
   var historyIsWaiting: Bool { !machine.pendingHistory.isEmpty }
 
   /// The guards file reads again: the guards it holds that this run did not see are adopted

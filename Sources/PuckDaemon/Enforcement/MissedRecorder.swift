@@ -8,9 +8,7 @@ import PuckSystem
 final class MissedRecorder {
   private let time: any TimeSource
   private let settings: Settings
-  private let guardsFile: GuardsFile
-  private let alarms: AlarmStore
-  private let journal: HistoryJournal
+  private let state: DockState
   private let inbox: LoopInbox<LoopMessage>
   /// A `.recordMissed` message is waiting in the inbox.
   private var sliceQueued = false
@@ -26,20 +24,16 @@ final class MissedRecorder {
   static let slice = 256
 
   init(
-    time: any TimeSource, settings: Settings, guardsFile: GuardsFile, alarms: AlarmStore,
-    journal: HistoryJournal,
-    inbox: LoopInbox<LoopMessage>
+    time: any TimeSource, settings: Settings, state: DockState, inbox: LoopInbox<LoopMessage>
   ) {
     self.time = time
     self.settings = settings
-    self.guardsFile = guardsFile
-    self.alarms = alarms
-    self.journal = journal
+    self.state = state
     self.inbox = inbox
   }
 
   /// Whether missed occurrences wait to be recorded.
-  var hasBacklog: Bool { !guardsFile.record.missedBacklog.isEmpty }
+  var hasBacklog: Bool { !state.guardsFile.record.missedBacklog.isEmpty }
 
   /// Queues the next slice behind whatever the loop has to do.
   func scheduleSlice() {
@@ -60,14 +54,14 @@ final class MissedRecorder {
   func recordSlice() {
     guard hasBacklog else { return }
     let zone = settings.zone
-    var backlog = guardsFile.record.missedBacklog
+    var backlog = state.guardsFile.record.missedBacklog
     let occurrences = backlog.take(Self.slice, in: zone)
     let recordedAt = time.instant
     let written: Set<MissedKey>
     do {
       // Twice the slice: a wake-up closed after the interrupted slice may follow it.
       written = Set(
-        try journal.log.last(2 * Self.slice).filter { $0.outcome == .missed }.map(MissedKey.init))
+        try state.journal.log.last(2 * Self.slice).filter { $0.outcome == .missed }.map(MissedKey.init))
     } catch {
       Log.error("could not read the end of the history: \(error); missed alarms are recorded later")
       onFailure()
@@ -78,14 +72,14 @@ final class MissedRecorder {
         outcome: .missed, occurrence: $0, openedAt: nil, closedAt: recordedAt, bypassCount: 0, rings: 0)
     }
     do {
-      try journal.log.append(contentsOf: entries)
+      try state.journal.log.append(contentsOf: entries)
     } catch {
       // Left in the backlog; the state retry timer (or the next processDue) tries again.
       Log.error("could not record missed alarms: \(error)")
       onFailure()
       return
     }
-    guardsFile.update { record in
+    state.guardsFile.update { record in
       record.missedBacklog = backlog
       record.noteMissed(occurrences)
     }
@@ -96,10 +90,10 @@ final class MissedRecorder {
           + "\(settings.describe(last.scheduledAt)) were MISSED (puckd was not running)")
     }
     // A one-shot that was missed is over.
-    alarms.retire(occurrences.filter(\.isOneShot).map(\.alarmID))
+    state.alarms.retire(occurrences.filter(\.isOneShot).map(\.alarmID))
     if backlog.isEmpty {
       Log.notice(
-        "catch-up done: \(guardsFile.record.unacknowledgedMissedCount) missed alarm(s) to acknowledge")
+        "catch-up done: \(state.guardsFile.record.unacknowledgedMissedCount) missed alarm(s) to acknowledge")
     }
     scheduleSlice()
     onRecorded()

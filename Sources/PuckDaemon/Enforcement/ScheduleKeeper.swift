@@ -9,8 +9,7 @@ import PuckSystem
 final class ScheduleKeeper {
   private let time: any TimeSource
   private let settings: Settings
-  private let guardsFile: GuardsFile
-  private let alarms: AlarmStore
+  private let state: DockState
   private let enforcement: Enforcement
   private let missed: MissedRecorder
   private let inbox: LoopInbox<LoopMessage>
@@ -24,14 +23,12 @@ final class ScheduleKeeper {
   var preAlarmCheck: () -> Void = {}
 
   init(
-    time: any TimeSource, settings: Settings, guardsFile: GuardsFile, alarms: AlarmStore,
-    enforcement: Enforcement,
+    time: any TimeSource, settings: Settings, state: DockState, enforcement: Enforcement,
     missed: MissedRecorder, inbox: LoopInbox<LoopMessage>
   ) throws(SystemError) {
     self.time = time
     self.settings = settings
-    self.guardsFile = guardsFile
-    self.alarms = alarms
+    self.state = state
     self.enforcement = enforcement
     self.missed = missed
     self.inbox = inbox
@@ -63,10 +60,11 @@ final class ScheduleKeeper {
     if enforcement.nextRetry.map({ $0 <= now }) ?? false {
       enforcement.handle(.retryDue)
     }
-    let record = guardsFile.record
+    let record = state.guardsFile.record
     var progress = record.progress
     let catchUp = progress.catchUp(
-      alarms.alarms, now: now, policy: MissedAlarmPolicy(grace: settings.config.enforcement.missedGrace),
+      state.alarms.alarms, now: now,
+      policy: MissedAlarmPolicy(grace: settings.config.enforcement.missedGrace),
       clockSynchronized: time.isSynchronized(), in: settings.zone)
     if catchUp.waitingForClock {
       Log.warning(
@@ -80,11 +78,11 @@ final class ScheduleKeeper {
     // same occurrences again, and the machine takes an occurrence whose guard is open as a
     // duplicate. Saving the points first could lose a ring.
     for due in catchUp.ring {
-      alarms.consumeSkip(of: due.alarm.id, on: due.occurrence.date)
+      state.alarms.consumeSkip(of: due.alarm.id, on: due.occurrence.date)
       enforcement.handle(.alarmDue(AlarmOccurrence(alarm: due.alarm, scheduledAt: due.occurrence.instant)))
     }
-    if progress != guardsFile.record.progress || !catchUp.missed.isEmpty {
-      guardsFile.update { record in
+    if progress != state.guardsFile.record.progress || !catchUp.missed.isEmpty {
+      state.guardsFile.update { record in
         record.progress = progress
         record.missedBacklog.ranges += catchUp.missed
       }
@@ -96,21 +94,22 @@ final class ScheduleKeeper {
 
   /// When `alarm` rings next: the one answer the timer, status, list, add and skip all use.
   func nextFire(of alarm: Alarm) -> Instant? {
-    guardsFile.record.progress.nextFire(of: alarm, now: time.instant, in: settings.zone)
+    state.guardsFile.record.progress.nextFire(of: alarm, now: time.instant, in: settings.zone)
   }
 
   /// The next alarm occurrence after the handled points.
   func nextAlarm() -> (alarm: Alarm, at: Instant)? {
-    guardsFile.record.progress.nextAlarm(among: alarms.alarms, now: time.instant, in: settings.zone)
+    state.guardsFile.record.progress.nextAlarm(
+      among: state.alarms.alarms, now: time.instant, in: settings.zone)
   }
 
   /// A new or enabled alarm counts from now, even when the clock is behind the handled point
   /// (stepped back): saved before the alarm itself, so a kill between leaves no alarm that
   /// waits for a point it never had.
   func startCounting(_ id: AlarmID) {
-    var progress = guardsFile.record.progress
+    var progress = state.guardsFile.record.progress
     guard progress.startCounting(id, at: time.instant) else { return }
-    guardsFile.update { $0.progress = progress }
+    state.guardsFile.update { $0.progress = progress }
     enforcement.save()
   }
 

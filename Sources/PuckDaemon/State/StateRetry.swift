@@ -3,17 +3,14 @@ import PuckStorage
 import PuckSystem
 
 /// Tries again what could not be done with the state files: a held file's read, journaled
-/// history, a slice of missed alarms. Every 30 s while something waits, and before requests
+/// history, a slice of missed state.alarms. Every 30 s while something waits, and before requests
 /// from root or the `puckalarm` group (docs/DESIGN.md D4, D5).
 final class StateRetry {
   /// How long after a failure the state files are tried again.
   static let interval = Duration.seconds(30)
 
   private let time: any TimeSource
-  private let files: StateFiles
-  private let guardsFile: GuardsFile
-  private let alarms: AlarmStore
-  private let pairing: PairingStore
+  private let state: DockState
   private let enforcement: Enforcement
   private let schedule: ScheduleKeeper
   private let missed: MissedRecorder
@@ -25,15 +22,11 @@ final class StateRetry {
   var onRetried: () -> Void = {}
 
   init(
-    time: any TimeSource, files: StateFiles, guardsFile: GuardsFile, alarms: AlarmStore,
-    pairing: PairingStore,
-    enforcement: Enforcement, schedule: ScheduleKeeper, missed: MissedRecorder
+    time: any TimeSource, state: DockState, enforcement: Enforcement, schedule: ScheduleKeeper,
+    missed: MissedRecorder
   ) throws(SystemError) {
     self.time = time
-    self.files = files
-    self.guardsFile = guardsFile
-    self.alarms = alarms
-    self.pairing = pairing
+    self.state = state
     self.enforcement = enforcement
     self.schedule = schedule
     self.missed = missed
@@ -46,7 +39,7 @@ final class StateRetry {
 
   /// Whether a file is held or a history entry waits.
   var isNeeded: Bool {
-    !files.unreadable.isEmpty || enforcement.historyIsWaiting || missed.hasBacklog
+    !state.files.unreadable.isEmpty || enforcement.historyIsWaiting || missed.hasBacklog
   }
 
   /// Retries before a request from root or the group. A request that changes something, or
@@ -69,16 +62,16 @@ final class StateRetry {
   /// Tries the held files and the waiting history entries again.
   func retry() {
     guard isNeeded else { return }
-    if guardsFile.isHeld, let disk = guardsFile.reread() {
+    if state.guardsFile.isHeld, let disk = state.guardsFile.reread() {
       enforcement.adopt(disk)
       missed.scheduleSlice()
     }
-    if alarms.isHeld, alarms.reread() { schedule.refresh() }
-    if pairing.isHeld { pairing.load() }
+    if state.alarms.isHeld, state.alarms.reread() { schedule.refresh() }
+    if state.pairing.isHeld { state.pairing.load() }
     if enforcement.historyIsWaiting { enforcement.flushPendingHistory() }
     // A slice of missed alarms that could not be recorded is tried again with the rest.
     missed.scheduleSlice()
-    files.refreshProblems()
+    state.files.refreshProblems()
     arm()
     onRetried()
   }

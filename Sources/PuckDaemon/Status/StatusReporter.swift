@@ -8,11 +8,7 @@ import PuckSystem
 final class StatusReporter {
   private let time: any TimeSource
   private let settings: Settings
-  private let files: StateFiles
-  private let guardsFile: GuardsFile
-  private let alarms: AlarmStore
-  private let pairing: PairingStore
-  private let journal: HistoryJournal
+  private let state: DockState
   private let enforcement: Enforcement
   private let schedule: ScheduleKeeper
   private let ringer: Ringer
@@ -23,17 +19,13 @@ final class StatusReporter {
   private var lastLine = ""
 
   init(
-    time: any TimeSource, settings: Settings, files: StateFiles, guardsFile: GuardsFile, alarms: AlarmStore,
-    pairing: PairingStore, journal: HistoryJournal, enforcement: Enforcement, schedule: ScheduleKeeper,
+    time: any TimeSource, settings: Settings, state: DockState, enforcement: Enforcement,
+    schedule: ScheduleKeeper,
     ringer: Ringer, readers: Readers, lines: DockLines, overrides: OverrideFlow, notifier: SystemdNotifier
   ) {
     self.time = time
     self.settings = settings
-    self.files = files
-    self.guardsFile = guardsFile
-    self.alarms = alarms
-    self.pairing = pairing
-    self.journal = journal
+    self.state = state
     self.enforcement = enforcement
     self.schedule = schedule
     self.ringer = ringer
@@ -51,7 +43,7 @@ final class StatusReporter {
 
   func alarmViews() -> [AlarmView] {
     let zone = settings.zone
-    return alarms.alarms.map { alarm in
+    return state.alarms.alarms.map { alarm in
       let next = schedule.nextFire(of: alarm)
       return AlarmView(
         alarm: alarm, next: next,
@@ -63,15 +55,16 @@ final class StatusReporter {
   private func snapshot(next: (alarm: Alarm, at: Instant)?) -> StatusSnapshot {
     let pending = enforcement.machine.pendingHistory
     // History failure without waiting entries is over: only both together are a reason (D5).
-    let unrecorded = journal.failure.flatMap { failure in
+    let unrecorded = state.journal.failure.flatMap { failure in
       pending.isEmpty ? nil : StatusSnapshot.UnrecordedHistory(count: pending.count, error: failure)
     }
     return StatusSnapshot(
-      simulated: settings.simulated, devices: deviceHealth(), pairedTag: pairing.tag?.masked,
-      pairingProblem: pairing.problem, hasEnabledAlarm: alarms.alarms.contains(where: \.enabled),
+      simulated: settings.simulated, devices: deviceHealth(), pairedTag: state.pairing.tag?.masked,
+      pairingProblem: state.pairing.problem, hasEnabledAlarm: state.alarms.alarms.contains(where: \.enabled),
       nextAlarm: next.map { StatusSnapshot.NextAlarm(id: $0.alarm.id, requiresPuck: $0.alarm.requiresPuck) },
-      clockSynchronized: time.isSynchronized(), unreadableFiles: files.unreadable.files,
-      unrecordedHistory: unrecorded, stateProblems: files.problems, configProblem: settings.configProblem,
+      clockSynchronized: time.isSynchronized(), unreadableFiles: state.files.unreadable.files,
+      unrecordedHistory: unrecorded, stateProblems: state.files.problems,
+      configProblem: settings.configProblem,
       soundProblem: settings.soundProblem)
   }
 
@@ -80,7 +73,7 @@ final class StatusReporter {
     let next = schedule.nextAlarm()
     let snapshot = snapshot(next: next)
     let verdict = ProtectionVerdict(snapshot)
-    let record = guardsFile.record
+    let record = state.guardsFile.record
     var status = DockStatus(
       protected: verdict.protected, reasons: verdict.reasons.map(\.text), simulated: settings.simulated,
       nextAlarm: next.map { $0.alarm.displayName }, nextAlarmAt: next?.at,
@@ -93,7 +86,7 @@ final class StatusReporter {
       zone: settings.zoneName, missedTotal: record.unacknowledgedMissedCount, reasonCodes: verdict.reasons)
     status.overrideAt = overrides.closesAt
     let today = settings.zone.localDateTime(at: time.instant).date
-    status.pausedUntil = alarms.book.pausedUntil.flatMap { $0 > today ? $0 : nil }
+    status.pausedUntil = state.alarms.book.pausedUntil.flatMap { $0 > today ? $0 : nil }
     status.overrides = record.unacknowledgedOverrides.map {
       "wake-ups closed WITHOUT a scan \(settings.describe($0))"
     }

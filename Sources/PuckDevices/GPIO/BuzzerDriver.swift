@@ -7,7 +7,7 @@ import PuckCore
 ///
 /// Timing comes from the clock it is given: `step()` drives the level due now and returns when
 /// the next change is due. The daemon's driver (`init(settings:openLine:)`) runs `step()` on
-/// its own thread; a driver made with `init(settings:clock:openLine:)` is stepped by its
+/// its own thread; a driver given a clock is stepped by its
 /// caller, which is how tests check exact transition times with a manual clock.
 ///
 /// A line that cannot be opened is reported through `health` and opened again at the next
@@ -24,32 +24,15 @@ public final class BuzzerDriver: Sendable {
   /// The consumer label `gpioinfo` shows for the buzzer's line.
   public static let consumer = "puckd-buzzer"
 
-  /// The daemon's buzzer: the real line (`GPIOLineRequest.output`), the system's monotonic
-  /// clock, and a timing thread of its own. The line is requested and driven off at once.
-  public convenience init(
-    settings: BuzzerSettings?,
-    openLine: @escaping GPIOOutputOpener = { settings throws(GPIOError) in
-      try GPIOLineRequest.output(settings, consumer: BuzzerDriver.consumer)
-    }
-  ) {
-    self.init(settings: settings, clock: SystemMonotonicClock(), openLine: openLine, ownThread: true)
-  }
-
-  /// A buzzer whose caller calls `step()` at each deadline, reading time from `clock`. The line
-  /// is opened and driven off at once.
-  public convenience init(
-    settings: BuzzerSettings?, clock: any MonotonicClock, openLine: @escaping GPIOOutputOpener
-  ) {
-    self.init(settings: settings, clock: clock, openLine: openLine, ownThread: false)
-  }
-
-  private init(
-    settings: BuzzerSettings?, clock: any MonotonicClock, openLine: @escaping GPIOOutputOpener,
-    ownThread: Bool
+  /// A buzzer on its line, driven off at once. Without `clock`, the daemon's buzzer: the
+  /// system's monotonic clock and a timing thread of its own; with one, its caller calls
+  /// `step()` at each deadline. `openLine` requests the line (the real one by default).
+  public init(
+    settings: BuzzerSettings?, clock: (any MonotonicClock)? = nil,
+    openLine: @escaping GPIOOutputOpener = GPIOLineRequest.outputOpener(consumer: consumer)
   ) {
     self.settings = settings
-    line = TimedOutput(
-      line: settings?.output, mode: false, clock: clock, openLine: openLine, ownThread: ownThread)
+    line = TimedOutput(line: settings?.output, mode: false, clock: clock, openLine: openLine)
   }
 
   /// Starts ringing now: on for `on`, off for `off`, until `stop()`. Does nothing while a ring

@@ -84,6 +84,11 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
     try GPIOLineRequest(settings, direction: .output, consumer: consumer)
   }
 
+  /// `output(_:consumer:)` as the opener a driver takes.
+  public static func outputOpener(consumer: String) -> GPIOOutputOpener {
+    { settings throws(GPIOError) in try output(settings, consumer: consumer) }
+  }
+
   /// Requests `settings`' line as an input reporting both edges, with the internal pull-up
   /// when `active_low` (a button to ground) and the pull-down otherwise. libgpiod 1.6:
   /// `gpiod_line_request_both_edges_events_flags` with `ACTIVE_LOW | BIAS_PULL_UP`; 2.x:

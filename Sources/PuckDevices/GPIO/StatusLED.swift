@@ -23,8 +23,8 @@ public enum LEDIndication: Hashable, Sendable, CustomStringConvertible {
 /// 1 Hz) while a guard is open or something needs attention, off when the daemon stops.
 ///
 /// Timing works as in `BuzzerDriver`: `step()` drives the level due now and returns the next
-/// deadline; the daemon's LED steps itself on its own thread, a LED made with
-/// `init(settings:clock:openLine:)` is stepped by its caller (tests, with a manual clock).
+/// deadline; the daemon's LED steps itself on its own thread, a LED given a clock
+/// is stepped by its caller (tests, with a manual clock).
 ///
 /// Synchronisation: `Sendable` without `@unchecked`; the line and the indication live in a
 /// `TimedOutput`, behind its `Mutex`, and the line is only touched while it is held.
@@ -37,31 +37,14 @@ public final class StatusLED: Sendable {
   /// The consumer label `gpioinfo` shows for the LED's line.
   public static let consumer = "puckd-led"
 
-  /// The daemon's LED: the real line, the system's monotonic clock and a timing thread of its
-  /// own. The line is requested dark.
-  public convenience init(
-    settings: GPIOLineSettings?,
-    openLine: @escaping GPIOOutputOpener = { settings throws(GPIOError) in
-      try GPIOLineRequest.output(settings, consumer: StatusLED.consumer)
-    }
-  ) {
-    self.init(settings: settings, clock: SystemMonotonicClock(), openLine: openLine, ownThread: true)
-  }
-
-  /// A LED whose caller calls `step()` at each deadline, reading time from `clock`. The line is
-  /// opened and driven dark at once.
-  public convenience init(
-    settings: GPIOLineSettings?, clock: any MonotonicClock, openLine: @escaping GPIOOutputOpener
-  ) {
-    self.init(settings: settings, clock: clock, openLine: openLine, ownThread: false)
-  }
-
-  private init(
-    settings: GPIOLineSettings?, clock: any MonotonicClock, openLine: @escaping GPIOOutputOpener,
-    ownThread: Bool
+  /// A LED on its line, dark at once. Without `clock`, the daemon's LED: the system's monotonic
+  /// clock and a timing thread of its own; with one, its caller calls `step()` at each deadline.
+  public init(
+    settings: GPIOLineSettings?, clock: (any MonotonicClock)? = nil,
+    openLine: @escaping GPIOOutputOpener = GPIOLineRequest.outputOpener(consumer: consumer)
   ) {
     self.settings = settings
-    line = TimedOutput(line: settings, mode: .off, clock: clock, openLine: openLine, ownThread: ownThread)
+    line = TimedOutput(line: settings, mode: .off, clock: clock, openLine: openLine)
   }
 
   /// Shows `indication` from now on; showing the current one again changes nothing (a blink

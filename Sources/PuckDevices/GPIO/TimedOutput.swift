@@ -24,11 +24,13 @@ final class TimedOutput<Mode: Sendable>: Sendable {
   private let state: Mutex<State>
   private let thread: DeadlineThread?
 
-  /// Opens `line` (when configured) and drives it off; with `ownThread`, steps itself.
+  /// Opens `line` (when configured) and drives it off. Without `clock` it reads the system's
+  /// monotonic clock and steps itself on a thread of its own; with one, its caller steps it.
   init(
-    line: GPIOLineSettings?, mode: Mode, clock: any MonotonicClock, openLine: @escaping GPIOOutputOpener,
-    ownThread: Bool
+    line: GPIOLineSettings?, mode: Mode, clock: (any MonotonicClock)?, openLine: @escaping GPIOOutputOpener
   ) {
+    let ownThread = clock == nil
+    let clock = clock ?? SystemMonotonicClock()
     self.clock = clock
     self.openLine = openLine
     var output = line.map { PatternedLine(settings: $0) }
