@@ -56,25 +56,22 @@ public final class Daemon {
     lines = DockLines(gpio: environment.gpio) { event in inbox.post(.button(event)) }
     ringer = Ringer(settings: settings, lines: lines, inbox: inbox, makeAudio: environment.makeAudio)
     readers = Readers(settings: settings, inbox: inbox, makeReader: environment.makeReader)
-    enforcement = try Enforcement(time: time, settings: settings, state: state, ringer: ringer, lines: lines)
-    missed = MissedRecorder(time: time, settings: settings, state: state, inbox: inbox)
-    schedule = try ScheduleKeeper(
-      time: time, settings: settings, state: state, enforcement: enforcement, missed: missed, inbox: inbox)
-    retry = try StateRetry(
-      time: time, state: state, enforcement: enforcement, schedule: schedule, missed: missed)
-    overrides = OverrideFlow(
-      time: time, loop: loop, settings: settings, state: state, enforcement: enforcement)
+    let dock = DockContext(time: time, loop: loop, settings: settings, state: state)
+    enforcement = try Enforcement(dock: dock, ringer: ringer, lines: lines)
+    missed = MissedRecorder(dock: dock)
+    schedule = try ScheduleKeeper(dock: dock, enforcement: enforcement, missed: missed)
+    retry = try StateRetry(dock: dock, enforcement: enforcement, schedule: schedule, missed: missed)
+    overrides = OverrideFlow(dock: dock, enforcement: enforcement)
     status = StatusReporter(
-      time: time, settings: settings, state: state, enforcement: enforcement, schedule: schedule,
-      ringer: ringer, readers: readers, lines: lines, overrides: overrides, notifier: notifier)
-    pairingFlow = PairingFlow(
-      time: time, loop: loop, settings: settings, store: state.pairing, enforcement: enforcement)
-    rehearsal = RehearsalFlow(
-      time: time, loop: loop, ringer: ringer, readers: readers, pairing: state.pairing, status: status)
+      dock: dock, enforcement: enforcement, schedule: schedule, ringer: ringer, readers: readers,
+      lines: lines,
+      overrides: overrides, notifier: notifier)
+    pairingFlow = PairingFlow(dock: dock, enforcement: enforcement)
+    rehearsal = RehearsalFlow(dock: dock, ringer: ringer, readers: readers, status: status)
     router = RequestRouter(
-      time: time, settings: settings, state: state, enforcement: enforcement, schedule: schedule,
-      retry: retry,
-      status: status, readers: readers, pairing: pairingFlow, rehearsal: rehearsal, overrides: overrides)
+      dock: dock, enforcement: enforcement, schedule: schedule, retry: retry, status: status,
+      readers: readers,
+      pairing: pairingFlow, rehearsal: rehearsal, overrides: overrides)
     wire()
   }
 

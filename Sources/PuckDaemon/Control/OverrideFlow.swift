@@ -13,23 +13,16 @@ final class OverrideFlow {
     let closesAt: Instant
   }
 
-  private let time: any TimeSource
-  private let loop: EventLoop<LoopMessage>
-  private let settings: Settings
-  private let state: DockState
+  private let dock: DockContext
   private let enforcement: Enforcement
   private var session: Session?
   /// Called when an override starts, ends or is cancelled (status).
   var onChange: () -> Void = {}
 
   init(
-    time: any TimeSource, loop: EventLoop<LoopMessage>, settings: Settings, state: DockState,
-    enforcement: Enforcement
+    dock: DockContext, enforcement: Enforcement
   ) {
-    self.time = time
-    self.loop = loop
-    self.settings = settings
-    self.state = state
+    self.dock = dock
     self.enforcement = enforcement
   }
 
@@ -46,11 +39,11 @@ final class OverrideFlow {
         .failure(
           ControlFailure(
             .refused,
-            "an override is already counting down (it closes the wake-ups \(settings.describe(current.closesAt))); "
+            "an override is already counting down (it closes the wake-ups \(dock.settings.describe(current.closesAt))); "
               + "sudo puckctl override --cancel stops it")))
       return
     }
-    let delay = settings.config.enforcement.overrideDelay
+    let delay = dock.settings.config.enforcement.overrideDelay
     Log.warning(
       "override requested by uid \(client.peer.uid) (pid \(client.peer.pid)); "
         + (delay > .zero
@@ -60,14 +53,14 @@ final class OverrideFlow {
       return
     }
     do {
-      let timer = try time.makeTimer(.monotonic)
+      let timer = try dock.time.makeTimer(.monotonic)
       try timer.arm(after: delay)
-      try loop.watch(timer) { [unowned self] _ in self.delayPassed() }
-      let closesAt = time.instant.adding(delay)
+      try dock.loop.watch(timer) { [unowned self] _ in self.delayPassed() }
+      let closesAt = dock.time.instant.adding(delay)
       session = Session(client: client, timer: timer, closesAt: closesAt)
       client.send(
         .progress(
-          "the ring goes on; every open wake-up closes WITHOUT a scan \(settings.describe(closesAt)) (in \(delay)). "
+          "the ring goes on; every open wake-up closes WITHOUT a scan \(dock.settings.describe(closesAt)) (in \(delay)). "
             + "Ctrl-C or 'sudo puckctl override --cancel' stops it; scanning the puck ends the wake-up as usual"
         ))
       onChange()
@@ -110,7 +103,7 @@ final class OverrideFlow {
   private func end(_ reply: ControlReply?) {
     guard let current = session else { return }
     session = nil
-    loop.unwatch(current.timer.fd)
+    dock.loop.unwatch(current.timer.fd)
     if let reply, !current.client.isClosed { current.client.send(reply) }
     onChange()
   }
@@ -122,12 +115,12 @@ final class OverrideFlow {
       return
     }
     let count = enforcement.guards.count
-    state.guardsFile.update { $0.noteOverride(at: time.instant) }
+    dock.state.guardsFile.update { $0.noteOverride(at: dock.time.instant) }
     enforcement.handle(.override)
     let recorded =
       !enforcement.historyIsWaiting
       ? "recorded in history"
-      : "NOT yet recorded in history (\(state.journal.failure ?? "pending")); kept in \(EnforcementRecord.fileName) and retried"
+      : "NOT yet recorded in history (\(dock.state.journal.failure ?? "pending")); kept in \(EnforcementRecord.fileName) and retried"
     if !client.isClosed {
       client.send(.success("closed \(count) wake-up\(count == 1 ? "" : "s") WITHOUT a scan; \(recorded)"))
     }

@@ -13,23 +13,16 @@ final class PairingFlow {
     var first: TagUID?
   }
 
-  private let time: any TimeSource
-  private let loop: EventLoop<LoopMessage>
-  private let settings: Settings
-  private let store: PairingStore
+  private let dock: DockContext
   private let enforcement: Enforcement
   private var session: Session?
   /// Called when a pairing starts or ends, or the pairing changed (reader polling, status).
   var onChange: () -> Void = {}
 
   init(
-    time: any TimeSource, loop: EventLoop<LoopMessage>, settings: Settings, store: PairingStore,
-    enforcement: Enforcement
+    dock: DockContext, enforcement: Enforcement
   ) {
-    self.time = time
-    self.loop = loop
-    self.settings = settings
-    self.store = store
+    self.dock = dock
     self.enforcement = enforcement
   }
 
@@ -49,15 +42,15 @@ final class PairingFlow {
       return
     }
     do {
-      let timer = try time.makeTimer(.monotonic)
+      let timer = try dock.time.makeTimer(.monotonic)
       try timer.arm(after: .seconds(timeout))
-      try loop.watch(timer) { [unowned self] _ in
+      try dock.loop.watch(timer) { [unowned self] _ in
         self.finish(.failure(ControlFailure(.failed, "no tag seen within \(timeout) s; nothing paired")))
       }
       session = Session(client: client, timer: timer, first: nil)
       onChange()
       Log.info("pairing: waiting for a tag (\(timeout) s)")
-      let source = settings.simulated ? " (simulated: send it with puckctl scan UID)" : ""
+      let source = dock.settings.simulated ? " (simulated: send it with puckctl scan UID)" : ""
       client.send(.progress("waiting for a tag on the reader\(source)… (\(timeout) s)"))
     } catch {
       client.send(.failure(ControlFailure(.failed, "\(error)")))
@@ -102,7 +95,7 @@ final class PairingFlow {
       return
     }
     do {
-      try store.save(PairedTag(uid: uid, pairedAt: time.instant))
+      try dock.state.pairing.save(PairedTag(uid: uid, pairedAt: dock.time.instant))
     } catch {
       finish(.failure(ControlFailure(.failed, "could not save the pairing: \(error)")))
       return
@@ -114,7 +107,7 @@ final class PairingFlow {
   private func finish(_ reply: ControlReply) {
     guard let current = session else { return }
     session = nil
-    loop.unwatch(current.timer.fd)
+    dock.loop.unwatch(current.timer.fd)
     if !current.client.isClosed { current.client.send(reply) }
     onChange()
   }
@@ -128,7 +121,7 @@ final class PairingFlow {
       return
     }
     do {
-      try store.remove()
+      try dock.state.pairing.remove()
     } catch {
       client.send(.failure(ControlFailure(.failed, "\(error)")))
       return

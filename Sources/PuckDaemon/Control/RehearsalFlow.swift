@@ -17,26 +17,21 @@ final class RehearsalFlow {
     var phase: Phase
   }
 
-  private let time: any TimeSource
-  private let loop: EventLoop<LoopMessage>
+  private let dock: DockContext
   private let ringer: Ringer
   private let readers: Readers
-  private let pairing: PairingStore
   private let status: StatusReporter
   private var session: Session?
   /// Called when the rehearsal starts or stops waiting for a scan (reader polling).
   var onChange: () -> Void = {}
 
   init(
-    time: any TimeSource, loop: EventLoop<LoopMessage>, ringer: Ringer, readers: Readers,
-    pairing: PairingStore,
+    dock: DockContext, ringer: Ringer, readers: Readers,
     status: StatusReporter
   ) {
-    self.time = time
-    self.loop = loop
+    self.dock = dock
     self.ringer = ringer
     self.readers = readers
-    self.pairing = pairing
     self.status = status
   }
 
@@ -54,9 +49,9 @@ final class RehearsalFlow {
       return
     }
     do {
-      let timer = try time.makeTimer(.monotonic)
+      let timer = try dock.time.makeTimer(.monotonic)
       try timer.arm(after: .seconds(seconds))
-      try loop.watch(timer) { [unowned self] _ in self.timerFired() }
+      try dock.loop.watch(timer) { [unowned self] _ in self.timerFired() }
       session = Session(client: client, timer: timer, phase: .ringing(scanSeconds: scanSeconds))
       Log.info("rehearsal: ringing for \(seconds) s")
       ringer.startRehearsal()
@@ -87,7 +82,7 @@ final class RehearsalFlow {
   func scanned(_ uid: TagUID, fresh: Bool) {
     guard isWaitingForScan else { return }
     let line: PartLine
-    switch pairing.tag {
+    switch dock.state.pairing.tag {
     case nil:
       line = PartLine(
         name: "puck", failed: true, detail: "read \(uid.masked), but no tag is paired (sudo puckctl pair)")
@@ -141,7 +136,7 @@ final class RehearsalFlow {
   private func end(_ current: Session) {
     let wasWaiting = isWaitingForScan
     session = nil
-    loop.unwatch(current.timer.fd)
+    dock.loop.unwatch(current.timer.fd)
     ringer.stopRehearsal()
     if wasWaiting { onChange() }
   }

@@ -5,26 +5,26 @@ import PuckStorage
 /// guard before the change), saves before it answers, and re-arms the schedule.
 extension RequestRouter {
   func addAlarm(_ draft: AlarmDraft, client: ControlServer.Client) {
-    guard !state.alarms.book.isFull else {
+    guard !dock.state.alarms.book.isFull else {
       let limit = AlarmBook.maximumAlarms
       client.send(
         .failure(ControlFailure(.refused, "at most \(limit) alarms; remove one first (puckctl alarm rm ID)")))
       return
     }
     schedule.processDue()
-    schedule.startCounting(state.alarms.book.nextID)
+    schedule.startCounting(dock.state.alarms.book.nextID)
     let alarm: Alarm
     do {
-      let now = time.instant
-      let zone = settings.zone
-      alarm = try state.alarms.change { book in book.add(draft, now: now, in: zone) }
+      let now = dock.time.instant
+      let zone = dock.settings.zone
+      alarm = try dock.state.alarms.change { book in book.add(draft, now: now, in: zone) }
     } catch {
       client.send(.failure(ControlFailure(.failed, "could not save the alarm: \(error)")))
       return
     }
     schedule.refresh()
     let next =
-      schedule.nextFire(of: alarm).map { ", next \(settings.describe($0))" }
+      schedule.nextFire(of: alarm).map { ", next \(dock.settings.describe($0))" }
       ?? ", which is in the past"
     Log.info("alarm \(alarm.id) added: \(alarm.time) \(alarm.recurrence.summary)")
     client.send(.success("alarm \(alarm.id) added: \(alarm.time) \(alarm.recurrence.summary)\(next)"))
@@ -33,13 +33,13 @@ extension RequestRouter {
   func changeAlarm(
     _ id: AlarmID, client: ControlServer.Client, verb: String, change: (inout AlarmBook, Int) -> Void
   ) {
-    guard state.alarms.book.index(of: id) != nil else {
+    guard dock.state.alarms.book.index(of: id) != nil else {
       client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
       return
     }
     schedule.processDue()
     do {
-      try state.alarms.change { book in
+      try dock.state.alarms.change { book in
         // Looked up again: catching up may have retired or changed it.
         if let index = book.index(of: id) { change(&book, index) }
       }
@@ -64,7 +64,7 @@ extension RequestRouter {
   func skipAlarm(_ id: AlarmID, client: ControlServer.Client) {
     // Catch up first: an occurrence falling due right now opens its guard before the check.
     schedule.processDue()
-    guard let index = state.alarms.book.index(of: id) else {
+    guard let index = dock.state.alarms.book.index(of: id) else {
       client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
       return
     }
@@ -73,7 +73,7 @@ extension RequestRouter {
         .failure(ControlFailure(.refused, "alarm \(id) is already ringing; only the puck ends it now")))
       return
     }
-    var unskipped = state.alarms.alarms[index]
+    var unskipped = dock.state.alarms.alarms[index]
     unskipped.skippedDate = nil
     // From the handled point, not from now: after a backward step the occurrence just ahead
     // of the clock may already have rung, and skipping it would skip nothing.
@@ -81,8 +81,8 @@ extension RequestRouter {
       client.send(.failure(ControlFailure(.refused, "alarm \(id) has no next occurrence to skip")))
       return
     }
-    let date = settings.zone.localDateTime(at: next).date
-    changeAlarm(id, client: client, verb: "will skip \(settings.describe(next))") { book, index in
+    let date = dock.settings.zone.localDateTime(at: next).date
+    changeAlarm(id, client: client, verb: "will skip \(dock.settings.describe(next))") { book, index in
       book.alarms[index].skippedDate = date
     }
   }
@@ -100,13 +100,13 @@ extension RequestRouter {
 
   func editAlarm(_ id: AlarmID, _ change: AlarmEdit, client: ControlServer.Client) {
     schedule.processDue()
-    guard state.alarms.book.index(of: id) != nil else {
+    guard dock.state.alarms.book.index(of: id) != nil else {
       client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
       return
     }
     guard !refuseIfOpen(id, "edited", client: client) else { return }
-    let now = time.instant
-    let zone = settings.zone
+    let now = dock.time.instant
+    let zone = dock.settings.zone
     changeAlarm(id, client: client, verb: "changed") { book, index in
       var alarm = book.alarms[index]
       let time = change.time ?? alarm.time
@@ -128,7 +128,7 @@ extension RequestRouter {
 
   func pauseAlarm(_ id: AlarmID, until: DraftDate?, client: ControlServer.Client) {
     schedule.processDue()
-    guard state.alarms.book.index(of: id) != nil else {
+    guard dock.state.alarms.book.index(of: id) != nil else {
       client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
       return
     }
@@ -166,7 +166,7 @@ extension RequestRouter {
   /// The pause's end date, which must be after today in the dock's zone; nil after a refusal
   /// (already sent).
   private func resolvedPause(_ until: DraftDate, client: ControlServer.Client) -> LocalDate? {
-    let today = settings.zone.localDateTime(at: time.instant).date
+    let today = dock.settings.zone.localDateTime(at: dock.time.instant).date
     let date = until.resolved(today: today)
     guard date > today else {
       client.send(
@@ -182,7 +182,7 @@ extension RequestRouter {
     client: ControlServer.Client, reply: String, _ change: @escaping (inout AlarmBook) -> Void
   ) {
     do {
-      try state.alarms.change(change)
+      try dock.state.alarms.change(change)
     } catch {
       client.send(.failure(ControlFailure(.failed, "could not save: \(error)")))
       return

@@ -7,9 +7,7 @@ import PuckSystem
 /// needs (the core's `CommandTable`), lets `StateRetry` try held files first, and hands each
 /// command to the component that owns it.
 final class RequestRouter {
-  let time: any TimeSource
-  let settings: Settings
-  let state: DockState
+  let dock: DockContext
   let enforcement: Enforcement
   let schedule: ScheduleKeeper
   let retry: StateRetry
@@ -22,14 +20,12 @@ final class RequestRouter {
   var onScan: (TagUID, Bool) -> Void = { _, _ in }
 
   init(
-    time: any TimeSource, settings: Settings, state: DockState, enforcement: Enforcement,
+    dock: DockContext, enforcement: Enforcement,
     schedule: ScheduleKeeper, retry: StateRetry,
     status: StatusReporter, readers: Readers, pairing: PairingFlow, rehearsal: RehearsalFlow,
     overrides: OverrideFlow
   ) {
-    self.time = time
-    self.settings = settings
-    self.state = state
+    self.dock = dock
     self.enforcement = enforcement
     self.schedule = schedule
     self.retry = retry
@@ -105,12 +101,12 @@ final class RequestRouter {
   private func history(_ query: HistoryQuery, client: ControlServer.Client) {
     do {
       // A page read backwards from its end: the cost follows the page, not the file's years.
-      guard let page = try state.journal.log.readPage(before: query.before, limit: query.limit) else {
+      guard let page = try dock.state.journal.log.readPage(before: query.before, limit: query.limit) else {
         let cursor = query.before ?? 0
         client.send(.failure(ControlFailure(.badRequest, "\(cursor) is not a cursor a history reply gave")))
         return
       }
-      if !page.problems.isEmpty { state.files.refreshProblems() }
+      if !page.problems.isEmpty { dock.state.files.refreshProblems() }
       client.send(ControlReply(ok: true, history: page.entries, nextBefore: page.nextBefore))
     } catch {
       client.send(.failure(ControlFailure(.failed, "history could not be read: \(error)")))
@@ -124,7 +120,9 @@ final class RequestRouter {
     } else if enforcement.machine.isRinging {
       enforcement.handle(.bypass)
       let retry =
-        enforcement.nextRetry.map { " — it rings again at \(settings.describe($0)) unless you scan the puck" }
+        enforcement.nextRetry.map {
+          " — it rings again at \(dock.settings.describe($0)) unless you scan the puck"
+        }
         ?? ""
       client.send(.success("silenced\(retry)"))
     } else {
@@ -133,12 +131,12 @@ final class RequestRouter {
   }
 
   private func scan(_ uid: TagUID, client: ControlServer.Client) {
-    guard settings.simulated else {
+    guard dock.settings.simulated else {
       client.send(
         .failure(
           ControlFailure(
             .refused,
-            "this puckd uses a real reader (\(settings.config.reader.device)); simulated scans are accepted only by "
+            "this puckd uses a real reader (\(dock.settings.config.reader.device)); simulated scans are accepted only by "
               + "puckd --simulate — hold the tag to the reader instead")))
       return
     }
@@ -157,12 +155,12 @@ final class RequestRouter {
 
   private func acknowledge(client: ControlServer.Client) {
     do {
-      try state.files.acknowledgeProblems()
+      try dock.state.files.acknowledgeProblems()
     } catch {
       client.send(.failure(ControlFailure(.failed, "\(error)")))
       return
     }
-    state.guardsFile.update { $0.acknowledgeMissed() }
+    dock.state.guardsFile.update { $0.acknowledgeMissed() }
     enforcement.save()
     status.update()
     client.send(.success("acknowledged"))

@@ -9,9 +9,7 @@ import PuckSystem
 /// history, one-shot retirement, wrong-tag chirps. Also keeps the real-time deadlines of the
 /// retries armed in this run, so a clock step does not move them.
 final class Enforcement {
-  private let time: any TimeSource
-  private let settings: Settings
-  private let state: DockState
+  private let dock: DockContext
   private let ringer: Ringer
   private let lines: DockLines
   private(set) var machine = WakeGuardMachine()
@@ -30,14 +28,12 @@ final class Enforcement {
   var onJournalChanged: () -> Void = {}
 
   init(
-    time: any TimeSource, settings: Settings, state: DockState, ringer: Ringer, lines: DockLines
+    dock: DockContext, ringer: Ringer, lines: DockLines
   ) throws(SystemError) {
-    self.time = time
-    self.settings = settings
-    self.state = state
+    self.dock = dock
     self.ringer = ringer
     self.lines = lines
-    ringTimer = try time.makeTimer(.monotonic)
+    ringTimer = try dock.time.makeTimer(.monotonic)
   }
 
   var guards: [WakeGuard] { machine.guards }
@@ -48,7 +44,8 @@ final class Enforcement {
   /// that crashed before recording them.
   func load() {
     machine = WakeGuardMachine(
-      guards: state.guardsFile.record.guards, pendingHistory: state.guardsFile.record.pendingHistory)
+      guards: dock.state.guardsFile.record.guards, pendingHistory: dock.state.guardsFile.record.pendingHistory
+    )
     if !machine.pendingHistory.isEmpty { flushPendingHistory() }
   }
 
@@ -56,20 +53,21 @@ final class Enforcement {
   func watch(on loop: EventLoop<LoopMessage>) throws(SystemError) {
     try loop.watch(ringTimer) { [unowned self] _ in
       Log.notice(
-        "nobody stopped the ring within \(self.settings.config.enforcement.ringTimeout); counting a bypass")
+        "nobody stopped the ring within \(self.dock.settings.config.enforcement.ringTimeout); counting a bypass"
+      )
       self.handle(.ringTimeout)
     }
   }
 
   /// Feeds one event to the machine and performs what it decides, in order.
   func handle(_ event: WakeEvent) {
-    let now = time.instant
+    let now = dock.time.instant
     let effects = machine.handle(
-      event, at: now, settings: settings.guardSettings(pairedTag: state.pairing.tag))
+      event, at: now, settings: dock.settings.guardSettings(pairedTag: dock.state.pairing.tag))
     for effect in effects {
       switch (event, effect) {
       case (.bypass, .armRetry(let id, let at)), (.ringTimeout, .armRetry(let id, let at)):
-        retryDeadlines[id] = time.bootSeconds() + at.seconds(since: now)
+        retryDeadlines[id] = dock.time.bootSeconds() + at.seconds(since: now)
       case (_, .cancelRetry(let id)):
         retryDeadlines[id] = nil
       default: break
@@ -106,14 +104,14 @@ final class Enforcement {
     case .cancelRingTimeout:
       ringTimer.disarm()
     case .armRetry(_, let at):
-      Log.info("retry armed for \(settings.describe(at))")
+      Log.info("retry armed for \(dock.settings.describe(at))")
     case .cancelRetry:
       break  // The wall timer is recomputed from the guards after every event.
     case .recordHistory(let entry):
       recordHistory(entry)
       logHistory(entry)
     case .retireAlarm(let id):
-      state.alarms.retire([id])
+      dock.state.alarms.retire([id])
     case .wrongTag(let uid):
       Log.notice("wrong puck \(uid.masked): this is not the paired tag")
       lines.buzzer.chirpWrongPuck()
@@ -131,37 +129,38 @@ final class Enforcement {
     case .overridden: Log.warning("\(name) OVERRIDDEN without a scan after \(entry.bypassCount) bypass(es)")
     case .missed:
       Log.warning(
-        "\(name) due \(settings.describe(entry.occurrence.scheduledAt)) was MISSED (puckd was not running)")
-      state.guardsFile.update { $0.noteMissed([entry.occurrence]) }
+        "\(name) due \(dock.settings.describe(entry.occurrence.scheduledAt)) was MISSED (puckd was not running)"
+      )
+      dock.state.guardsFile.update { $0.noteMissed([entry.occurrence]) }
     }
   }
 
-  /// Saves the guards file with the machine's guards and state.journal.
+  /// Saves the guards file with the machine's guards and journal.
   func save() {
-    state.guardsFile.save(machine)
+    dock.state.guardsFile.save(machine)
   }
 
   /// Performs `.recordHistory`. A closed guard's entry is journaled in the guards file; it is
-  /// appended (with any older waiting entries first, in order) and then leaves the state.journal. A
+  /// appended (with any older waiting entries first, in order) and then leaves the journal. A
   /// missed alarm's entry is appended directly.
   private func recordHistory(_ entry: HistoryEntry) {
     guard machine.pendingHistory.contains(entry) else {
       // Missed alarms are not journaled; a closing entry not pending any more was appended by
       // an earlier flush in this same round of effects.
-      if entry.outcome == .missed { state.journal.appendMissed(entry) }
+      if entry.outcome == .missed { dock.state.journal.appendMissed(entry) }
       return
     }
     closedOccurrences.insert(entry.occurrence)
     flushPendingHistory(fresh: entry)
   }
 
-  /// Appends the journaled entries (`HistoryJournal.flush`) and saves what left the state.journal.
+  /// Appends the journaled entries (`HistoryJournal.flush`) and saves what left the journal.
   func flushPendingHistory(fresh: HistoryEntry? = nil) {
-    if state.journal.flush(&machine, fresh: fresh) { save() }
+    if dock.state.journal.flush(&machine, fresh: fresh) { save() }
     onJournalChanged()
   }
 
-  /// Whether closed wake-ups wait in the state.journal.
+  /// Whether closed wake-ups wait in the journal.
   var historyIsWaiting: Bool { !machine.pendingHistory.isEmpty }
 
   /// The guards file reads again: the guards it holds that this run did not see are adopted
@@ -185,8 +184,8 @@ final class Enforcement {
   /// retry whose time has passed rings at once.
   func clockStepped() {
     Log.notice("the system clock was stepped; recomputing alarms")
-    let wall = time.instant
-    let boot = time.bootSeconds()
+    let wall = dock.time.instant
+    let boot = dock.time.bootSeconds()
     var moved = false
     for (id, deadline) in retryDeadlines {
       if machine.moveRetry(ofGuard: id, to: wall.adding(seconds: deadline - boot)) {

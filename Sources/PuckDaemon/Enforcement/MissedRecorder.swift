@@ -6,11 +6,8 @@ import PuckSystem
 /// (and the watchdog) never waits long behind the catch-up after a long downtime
 /// (docs/DESIGN.md S6).
 final class MissedRecorder {
-  private let time: any TimeSource
-  private let settings: Settings
-  private let state: DockState
-  private let inbox: LoopInbox<LoopMessage>
-  /// A `.recordMissed` message is waiting in the inbox.
+  private let dock: DockContext
+  /// A `.recordMissed` message is waiting in the loop's inbox.
   private var sliceQueued = false
   /// Saves the guards file (with the machine's guards).
   var save: () -> Void = {}
@@ -24,22 +21,19 @@ final class MissedRecorder {
   static let slice = 256
 
   init(
-    time: any TimeSource, settings: Settings, state: DockState, inbox: LoopInbox<LoopMessage>
+    dock: DockContext
   ) {
-    self.time = time
-    self.settings = settings
-    self.state = state
-    self.inbox = inbox
+    self.dock = dock
   }
 
   /// Whether missed occurrences wait to be recorded.
-  var hasBacklog: Bool { !state.guardsFile.record.missedBacklog.isEmpty }
+  var hasBacklog: Bool { !dock.state.guardsFile.record.missedBacklog.isEmpty }
 
   /// Queues the next slice behind whatever the loop has to do.
   func scheduleSlice() {
     guard hasBacklog, !sliceQueued else { return }
     sliceQueued = true
-    inbox.post(.recordMissed)
+    dock.loop.inbox.post(.recordMissed)
   }
 
   /// The queued `.recordMissed` message arrived.
@@ -53,15 +47,15 @@ final class MissedRecorder {
   /// in the backlog; the entries already at the end of history are not written again.
   func recordSlice() {
     guard hasBacklog else { return }
-    let zone = settings.zone
-    var backlog = state.guardsFile.record.missedBacklog
+    let zone = dock.settings.zone
+    var backlog = dock.state.guardsFile.record.missedBacklog
     let occurrences = backlog.take(Self.slice, in: zone)
-    let recordedAt = time.instant
+    let recordedAt = dock.time.instant
     let written: Set<MissedKey>
     do {
       // Twice the slice: a wake-up closed after the interrupted slice may follow it.
       written = Set(
-        try state.journal.log.last(2 * Self.slice).filter { $0.outcome == .missed }.map(MissedKey.init))
+        try dock.state.journal.log.last(2 * Self.slice).filter { $0.outcome == .missed }.map(MissedKey.init))
     } catch {
       Log.error("could not read the end of the history: \(error); missed alarms are recorded later")
       onFailure()
@@ -72,28 +66,29 @@ final class MissedRecorder {
         outcome: .missed, occurrence: $0, openedAt: nil, closedAt: recordedAt, bypassCount: 0, rings: 0)
     }
     do {
-      try state.journal.log.append(contentsOf: entries)
+      try dock.state.journal.log.append(contentsOf: entries)
     } catch {
       // Left in the backlog; the state retry timer (or the next processDue) tries again.
       Log.error("could not record missed alarms: \(error)")
       onFailure()
       return
     }
-    state.guardsFile.update { record in
+    dock.state.guardsFile.update { record in
       record.missedBacklog = backlog
       record.noteMissed(occurrences)
     }
     save()
     if let first = occurrences.first, let last = occurrences.last {
       Log.warning(
-        "\(occurrences.count) alarm occurrence(s) from \(settings.describe(first.scheduledAt)) to "
-          + "\(settings.describe(last.scheduledAt)) were MISSED (puckd was not running)")
+        "\(occurrences.count) alarm occurrence(s) from \(dock.settings.describe(first.scheduledAt)) to "
+          + "\(dock.settings.describe(last.scheduledAt)) were MISSED (puckd was not running)")
     }
     // A one-shot that was missed is over.
-    state.alarms.retire(occurrences.filter(\.isOneShot).map(\.alarmID))
+    dock.state.alarms.retire(occurrences.filter(\.isOneShot).map(\.alarmID))
     if backlog.isEmpty {
       Log.notice(
-        "catch-up done: \(state.guardsFile.record.unacknowledgedMissedCount) missed alarm(s) to acknowledge")
+        "catch-up done: \(dock.state.guardsFile.record.unacknowledgedMissedCount) missed alarm(s) to acknowledge"
+      )
     }
     scheduleSlice()
     onRecorded()

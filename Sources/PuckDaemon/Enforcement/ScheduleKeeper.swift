@@ -7,12 +7,9 @@ import PuckSystem
 /// occurrence and retry to `Enforcement`, records missed alarms in bounded slices, and keeps
 /// the wall timer armed for the next alarm or retry and the pre-alarm check a minute before.
 final class ScheduleKeeper {
-  private let time: any TimeSource
-  private let settings: Settings
-  private let state: DockState
+  private let dock: DockContext
   private let enforcement: Enforcement
   private let missed: MissedRecorder
-  private let inbox: LoopInbox<LoopMessage>
   /// Next alarm or retry, on CLOCK_REALTIME with CANCEL_ON_SET.
   private let wallTimer: any LoopTimer
   /// Before each alarm the reader and the audio device are checked (CLOCK_REALTIME).
@@ -23,17 +20,14 @@ final class ScheduleKeeper {
   var preAlarmCheck: () -> Void = {}
 
   init(
-    time: any TimeSource, settings: Settings, state: DockState, enforcement: Enforcement,
-    missed: MissedRecorder, inbox: LoopInbox<LoopMessage>
+    dock: DockContext, enforcement: Enforcement,
+    missed: MissedRecorder
   ) throws(SystemError) {
-    self.time = time
-    self.settings = settings
-    self.state = state
+    self.dock = dock
     self.enforcement = enforcement
     self.missed = missed
-    self.inbox = inbox
-    wallTimer = try time.makeTimer(.wallClock)
-    preAlarmTimer = try time.makeTimer(.wallClock)
+    wallTimer = try dock.time.makeTimer(.wallClock)
+    preAlarmTimer = try dock.time.makeTimer(.wallClock)
   }
 
   /// Watches both timers; a step of the wall clock is handed to `Enforcement` first.
@@ -56,20 +50,20 @@ final class ScheduleKeeper {
   /// Its cost does not grow with the downtime: the missed occurrences are not enumerated here
   /// but saved as ranges and recorded by `MissedRecorder`, a bounded batch per loop turn.
   func processDue() {
-    let now = time.instant
+    let now = dock.time.instant
     if enforcement.nextRetry.map({ $0 <= now }) ?? false {
       enforcement.handle(.retryDue)
     }
-    let record = state.guardsFile.record
+    let record = dock.state.guardsFile.record
     var progress = record.progress
     let catchUp = progress.catchUp(
-      state.alarms.alarms, now: now,
-      policy: MissedAlarmPolicy(grace: settings.config.enforcement.missedGrace),
-      clockSynchronized: time.isSynchronized(), in: settings.zone)
+      dock.state.alarms.alarms, now: now,
+      policy: MissedAlarmPolicy(grace: dock.settings.config.enforcement.missedGrace),
+      clockSynchronized: dock.time.isSynchronized(), in: dock.settings.zone)
     if catchUp.waitingForClock {
       Log.warning(
-        "the clock (\(settings.describe(now))) is behind alarms already handled "
-          + "(\(record.scheduledThrough.map(settings.describe) ?? "?")); waiting for it to be set")
+        "the clock (\(dock.settings.describe(now))) is behind alarms already handled "
+          + "(\(record.scheduledThrough.map(dock.settings.describe) ?? "?")); waiting for it to be set")
     }
     if catchUp.rescheduled {
       Log.warning("the synchronised clock is more than an hour behind the schedule; rescheduling from now")
@@ -78,11 +72,11 @@ final class ScheduleKeeper {
     // same occurrences again, and the machine takes an occurrence whose guard is open as a
     // duplicate. Saving the points first could lose a ring.
     for due in catchUp.ring {
-      state.alarms.consumeSkip(of: due.alarm.id, on: due.occurrence.date)
+      dock.state.alarms.consumeSkip(of: due.alarm.id, on: due.occurrence.date)
       enforcement.handle(.alarmDue(AlarmOccurrence(alarm: due.alarm, scheduledAt: due.occurrence.instant)))
     }
-    if progress != state.guardsFile.record.progress || !catchUp.missed.isEmpty {
-      state.guardsFile.update { record in
+    if progress != dock.state.guardsFile.record.progress || !catchUp.missed.isEmpty {
+      dock.state.guardsFile.update { record in
         record.progress = progress
         record.missedBacklog.ranges += catchUp.missed
       }
@@ -94,22 +88,22 @@ final class ScheduleKeeper {
 
   /// When `alarm` rings next: the one answer the timer, status, list, add and skip all use.
   func nextFire(of alarm: Alarm) -> Instant? {
-    state.guardsFile.record.progress.nextFire(of: alarm, now: time.instant, in: settings.zone)
+    dock.state.guardsFile.record.progress.nextFire(of: alarm, now: dock.time.instant, in: dock.settings.zone)
   }
 
   /// The next alarm occurrence after the handled points.
   func nextAlarm() -> (alarm: Alarm, at: Instant)? {
-    state.guardsFile.record.progress.nextAlarm(
-      among: state.alarms.alarms, now: time.instant, in: settings.zone)
+    dock.state.guardsFile.record.progress.nextAlarm(
+      among: dock.state.alarms.alarms, now: dock.time.instant, in: dock.settings.zone)
   }
 
   /// A new or enabled alarm counts from now, even when the clock is behind the handled point
   /// (stepped back): saved before the alarm itself, so a kill between leaves no alarm that
   /// waits for a point it never had.
   func startCounting(_ id: AlarmID) {
-    var progress = state.guardsFile.record.progress
-    guard progress.startCounting(id, at: time.instant) else { return }
-    state.guardsFile.update { $0.progress = progress }
+    var progress = dock.state.guardsFile.record.progress
+    guard progress.startCounting(id, at: dock.time.instant) else { return }
+    dock.state.guardsFile.update { $0.progress = progress }
     enforcement.save()
   }
 
@@ -117,7 +111,7 @@ final class ScheduleKeeper {
   /// pre-alarm device check a minute before the alarm.
   func refresh() {
     let next = nextAlarm()
-    if let at = next?.at, at.seconds(since: time.instant) > 60 {
+    if let at = next?.at, at.seconds(since: dock.time.instant) > 60 {
       try? preAlarmTimer.arm(at: at.adding(seconds: -60))
     } else {
       preAlarmTimer.disarm()
@@ -130,7 +124,7 @@ final class ScheduleKeeper {
         // The clock was stepped and the timer not yet read: the kernel armed it all the same
         // and consumed the notice, so the wall timer's handler will never see this step. Handle
         // it from the loop (not here: processDue comes back to this function).
-        inbox.post(.clockStepped)
+        dock.loop.inbox.post(.clockStepped)
       } catch {
         Log.error("could not arm the alarm timer: \(error)")
       }

@@ -3,14 +3,13 @@ import PuckStorage
 import PuckSystem
 
 /// Tries again what could not be done with the state files: a held file's read, journaled
-/// history, a slice of missed state.alarms. Every 30 s while something waits, and before requests
+/// history, a slice of missed alarms. Every 30 s while something waits, and before requests
 /// from root or the `puckalarm` group (docs/DESIGN.md D4, D5).
 final class StateRetry {
   /// How long after a failure the state files are tried again.
   static let interval = Duration.seconds(30)
 
-  private let time: any TimeSource
-  private let state: DockState
+  private let dock: DockContext
   private let enforcement: Enforcement
   private let schedule: ScheduleKeeper
   private let missed: MissedRecorder
@@ -22,15 +21,14 @@ final class StateRetry {
   var onRetried: () -> Void = {}
 
   init(
-    time: any TimeSource, state: DockState, enforcement: Enforcement, schedule: ScheduleKeeper,
+    dock: DockContext, enforcement: Enforcement, schedule: ScheduleKeeper,
     missed: MissedRecorder
   ) throws(SystemError) {
-    self.time = time
-    self.state = state
+    self.dock = dock
     self.enforcement = enforcement
     self.schedule = schedule
     self.missed = missed
-    timer = try time.makeTimer(.monotonic)
+    timer = try dock.time.makeTimer(.monotonic)
   }
 
   func watch(on loop: EventLoop<LoopMessage>) throws(SystemError) {
@@ -39,7 +37,7 @@ final class StateRetry {
 
   /// Whether a file is held or a history entry waits.
   var isNeeded: Bool {
-    !state.files.unreadable.isEmpty || enforcement.historyIsWaiting || missed.hasBacklog
+    !dock.state.files.unreadable.isEmpty || enforcement.historyIsWaiting || missed.hasBacklog
   }
 
   /// Retries before a request from root or the group. A request that changes something, or
@@ -48,7 +46,7 @@ final class StateRetry {
   /// status cannot keep the loop re-reading a failing card.
   func retry(before command: ControlCommand) {
     guard isNeeded else { return }
-    let now = time.now(.monotonic)
+    let now = dock.time.now(.monotonic)
     let polled: Bool
     switch command {
     case .status, .alarmList: polled = true
@@ -62,16 +60,16 @@ final class StateRetry {
   /// Tries the held files and the waiting history entries again.
   func retry() {
     guard isNeeded else { return }
-    if state.guardsFile.isHeld, let disk = state.guardsFile.reread() {
+    if dock.state.guardsFile.isHeld, let disk = dock.state.guardsFile.reread() {
       enforcement.adopt(disk)
       missed.scheduleSlice()
     }
-    if state.alarms.isHeld, state.alarms.reread() { schedule.refresh() }
-    if state.pairing.isHeld { state.pairing.load() }
+    if dock.state.alarms.isHeld, dock.state.alarms.reread() { schedule.refresh() }
+    if dock.state.pairing.isHeld { dock.state.pairing.load() }
     if enforcement.historyIsWaiting { enforcement.flushPendingHistory() }
     // A slice of missed alarms that could not be recorded is tried again with the rest.
     missed.scheduleSlice()
-    state.files.refreshProblems()
+    dock.state.files.refreshProblems()
     arm()
     onRetried()
   }

@@ -6,9 +6,7 @@ import PuckSystem
 /// `ProtectionVerdict` over a snapshot; docs/DESIGN.md R1), the alarm list, the one line
 /// systemd shows (`STATUS=`), and the LED.
 final class StatusReporter {
-  private let time: any TimeSource
-  private let settings: Settings
-  private let state: DockState
+  private let dock: DockContext
   private let enforcement: Enforcement
   private let schedule: ScheduleKeeper
   private let ringer: Ringer
@@ -19,13 +17,11 @@ final class StatusReporter {
   private var lastLine = ""
 
   init(
-    time: any TimeSource, settings: Settings, state: DockState, enforcement: Enforcement,
+    dock: DockContext, enforcement: Enforcement,
     schedule: ScheduleKeeper,
     ringer: Ringer, readers: Readers, lines: DockLines, overrides: OverrideFlow, notifier: SystemdNotifier
   ) {
-    self.time = time
-    self.settings = settings
-    self.state = state
+    self.dock = dock
     self.enforcement = enforcement
     self.schedule = schedule
     self.ringer = ringer
@@ -42,8 +38,8 @@ final class StatusReporter {
   }
 
   func alarmViews() -> [AlarmView] {
-    let zone = settings.zone
-    return state.alarms.alarms.map { alarm in
+    let zone = dock.settings.zone
+    return dock.state.alarms.alarms.map { alarm in
       let next = schedule.nextFire(of: alarm)
       return AlarmView(
         alarm: alarm, next: next,
@@ -55,17 +51,18 @@ final class StatusReporter {
   private func snapshot(next: (alarm: Alarm, at: Instant)?) -> StatusSnapshot {
     let pending = enforcement.machine.pendingHistory
     // History failure without waiting entries is over: only both together are a reason (D5).
-    let unrecorded = state.journal.failure.flatMap { failure in
+    let unrecorded = dock.state.journal.failure.flatMap { failure in
       pending.isEmpty ? nil : StatusSnapshot.UnrecordedHistory(count: pending.count, error: failure)
     }
     return StatusSnapshot(
-      simulated: settings.simulated, devices: deviceHealth(), pairedTag: state.pairing.tag?.masked,
-      pairingProblem: state.pairing.problem, hasEnabledAlarm: state.alarms.alarms.contains(where: \.enabled),
+      simulated: dock.settings.simulated, devices: deviceHealth(), pairedTag: dock.state.pairing.tag?.masked,
+      pairingProblem: dock.state.pairing.problem,
+      hasEnabledAlarm: dock.state.alarms.alarms.contains(where: \.enabled),
       nextAlarm: next.map { StatusSnapshot.NextAlarm(id: $0.alarm.id, requiresPuck: $0.alarm.requiresPuck) },
-      clockSynchronized: time.isSynchronized(), unreadableFiles: state.files.unreadable.files,
-      unrecordedHistory: unrecorded, stateProblems: state.files.problems,
-      configProblem: settings.configProblem,
-      soundProblem: settings.soundProblem)
+      clockSynchronized: dock.time.isSynchronized(), unreadableFiles: dock.state.files.unreadable.files,
+      unrecordedHistory: unrecorded, stateProblems: dock.state.files.problems,
+      configProblem: dock.settings.configProblem,
+      soundProblem: dock.settings.soundProblem)
   }
 
   /// Everything `puckctl status` shows, with the verdict and every reason against it.
@@ -73,22 +70,23 @@ final class StatusReporter {
     let next = schedule.nextAlarm()
     let snapshot = snapshot(next: next)
     let verdict = ProtectionVerdict(snapshot)
-    let record = state.guardsFile.record
+    let record = dock.state.guardsFile.record
     var status = DockStatus(
-      protected: verdict.protected, reasons: verdict.reasons.map(\.text), simulated: settings.simulated,
+      protected: verdict.protected, reasons: verdict.reasons.map(\.text), simulated: dock.settings.simulated,
       nextAlarm: next.map { $0.alarm.displayName }, nextAlarmAt: next?.at,
       guards: enforcement.guards.map(GuardView.init), pairedTag: snapshot.pairedTag,
       devices: snapshot.devices,
       clockSynchronized: snapshot.clockSynchronized, problems: snapshot.problems,
       missed: record.unacknowledgedMissed.map {
-        "\($0.displayName) due \(settings.describe($0.scheduledAt))"
+        "\($0.displayName) due \(dock.settings.describe($0.scheduledAt))"
       },
-      zone: settings.zoneName, missedTotal: record.unacknowledgedMissedCount, reasonCodes: verdict.reasons)
+      zone: dock.settings.zoneName, missedTotal: record.unacknowledgedMissedCount,
+      reasonCodes: verdict.reasons)
     status.overrideAt = overrides.closesAt
-    let today = settings.zone.localDateTime(at: time.instant).date
-    status.pausedUntil = state.alarms.book.pausedUntil.flatMap { $0 > today ? $0 : nil }
+    let today = dock.settings.zone.localDateTime(at: dock.time.instant).date
+    status.pausedUntil = dock.state.alarms.book.pausedUntil.flatMap { $0 > today ? $0 : nil }
     status.overrides = record.unacknowledgedOverrides.map {
-      "wake-ups closed WITHOUT a scan \(settings.describe($0))"
+      "wake-ups closed WITHOUT a scan \(dock.settings.describe($0))"
     }
     return status
   }
@@ -101,15 +99,15 @@ final class StatusReporter {
       return "RINGING \(identity.description) (bypass \(bypasses))"
     }
     if let closesAt = overrides.closesAt {
-      return "OVERRIDE counting down: the wake-ups close \(settings.describe(closesAt)) without a scan"
+      return "OVERRIDE counting down: the wake-ups close \(dock.settings.describe(closesAt)) without a scan"
     }
     if let open = enforcement.guards.first, let retry = open.retryAt {
-      return "wake-up open: \(open.ringIdentity.description), rings again \(settings.describe(retry))"
+      return "wake-up open: \(open.ringIdentity.description), rings again \(dock.settings.describe(retry))"
     }
     var line =
-      schedule.nextAlarm().map { "next alarm \(settings.describe($0.at)) (\($0.alarm.displayName))" }
+      schedule.nextAlarm().map { "next alarm \(dock.settings.describe($0.at)) (\($0.alarm.displayName))" }
       ?? "no alarm scheduled"
-    if settings.simulated { line += " — SIMULATED, not protected" }
+    if dock.settings.simulated { line += " — SIMULATED, not protected" }
     return line
   }
 

@@ -1,0 +1,15 @@
+import PuckSystem
+
+/// What every component of the daemon works with: the clock and timers, the loop, the settings
+/// and the state documents. The daemon builds it once and hands it to each component with the
+/// peers that component talks to (docs/DESIGN.md §1.1).
+struct DockContext {
+  /// Wall, monotonic and boot clocks and their timers: the system's, or a manual clock in tests.
+  let time: any TimeSource
+  /// The loop everything runs on; its inbox takes messages from other threads.
+  let loop: EventLoop<LoopMessage>
+  /// Options, config, sound and zone.
+  let settings: Settings
+  /// The state directory's documents.
+  let state: DockState
+}
