@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PuckCore
 import PuckDaemon
+import PuckDevices
 import PuckStorage
 import PuckSystem
 import Testing
@@ -19,7 +20,7 @@ struct DeviceFaultsTests {
     try dock.addAlarm(6, 1)
     try dock.advance(.seconds(60))
     let reader = try #require(dock.bench.reader)
-    reader.report(DeviceHealth(.reader, state: .fault, detail: "pn532_uart:/dev/ttyUSB0 does not answer"))
+    reader.report(DeviceCondition(.fault, "pn532_uart:/dev/ttyUSB0 does not answer"))
     try dock.settle()
     var status = try dock.status()
     #expect(status.devices.first { $0.name == "reader" }?.state == .fault)
@@ -27,7 +28,7 @@ struct DeviceFaultsTests {
     #expect(status.guards.first?.ringing == true, "the ring goes on without a reader")
     #expect(dock.bench.audio?.isPlaying == true)
 
-    reader.report(DeviceHealth(.reader, state: .ok, detail: "PN532 v1.6 on pn532_uart:/dev/ttyUSB0"))
+    reader.report(DeviceCondition(.ok, "PN532 v1.6 on pn532_uart:/dev/ttyUSB0"))
     try dock.settle()
     status = try dock.status()
     #expect(status.devices.first { $0.name == "reader" }?.state == .ok)

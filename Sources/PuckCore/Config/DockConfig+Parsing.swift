@@ -135,18 +135,9 @@ private struct ConfigParser {
       var led = config.led ?? .defaultLED
       try Self.applyLine(key: key, value: value, to: &led)
       config.led = led
-    case ("enforcement", "retry_delay"):
-      config.enforcement.retryDelay = try Self.duration(value, in: EnforcementSettings.retryDelayRange)
-    case ("enforcement", "ring_timeout"):
-      config.enforcement.ringTimeout = try Self.duration(value, in: EnforcementSettings.ringTimeoutRange)
-    case ("enforcement", "missed_grace"):
-      config.enforcement.missedGrace = try Self.duration(value, in: EnforcementSettings.missedGraceRange)
-    case ("enforcement", "retry_shrink"):
-      config.enforcement.retryShrink = try Self.duration(value, in: EnforcementSettings.retryShrinkRange)
-    case ("enforcement", "override_delay"):
-      config.enforcement.overrideDelay = try Self.duration(value, in: EnforcementSettings.overrideDelayRange)
-    case ("enforcement", "retry_floor"):
-      config.enforcement.retryFloor = try Self.duration(value, in: EnforcementSettings.retryFloorRange)
+    case ("enforcement", _) where EnforcementSettings.duration(named: key) != nil:
+      guard let (setting, range) = EnforcementSettings.duration(named: key) else { return }
+      config.enforcement[keyPath: setting] = try Self.duration(value, in: range)
     default:
       // `consume` only calls this for keys listed in `DockConfig.knownKeys`; a key listed there
       // without a case here is a bug in this file, not bad input.

@@ -188,6 +188,19 @@ public struct EnforcementSettings: Hashable, Sendable {
   /// The range `retry_floor` accepts (the same minimum as `retry_delay`).
   public static let retryFloorRange: ClosedRange<Duration> = .seconds(5)...(.seconds(30 * 60))
 
+  /// The setting an `[enforcement]` key names and the range it accepts; nil for another name.
+  static func duration(named key: String) -> (WritableKeyPath<Self, Duration>, ClosedRange<Duration>)? {
+    switch key {
+    case "retry_delay": return (\.retryDelay, retryDelayRange)
+    case "ring_timeout": return (\.ringTimeout, ringTimeoutRange)
+    case "missed_grace": return (\.missedGrace, missedGraceRange)
+    case "retry_shrink": return (\.retryShrink, retryShrinkRange)
+    case "override_delay": return (\.overrideDelay, overrideDelayRange)
+    case "retry_floor": return (\.retryFloor, retryFloorRange)
+    default: return nil
+    }
+  }
+
   /// Enforcement settings; defaults: 60 s retry delay, 10 min ring timeout, 30 min grace.
   public init(
     retryDelay: Duration = .seconds(60), ringTimeout: Duration = .seconds(10 * 60),

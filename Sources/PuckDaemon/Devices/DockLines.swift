@@ -28,7 +28,7 @@ final class DockLines {
       gpio.button.map { DockButton(settings: config.button, openLine: $0, onEvent: onPress) }
       ?? DockButton(settings: config.button, onEvent: onPress)
     button.start()
-    for device in [buzzer.health, button.health, led.health] where device.state == .fault {
+    for device in health where device.state == .fault {
       Log.error("\(device.name): \(device.detail)")
     }
   }
@@ -39,12 +39,24 @@ final class DockLines {
   }
 
   /// The buzzer's, button's and LED's health, in that order.
-  var health: [DeviceHealth] { [buzzer.health, button.health, led.health] }
+  var health: [DeviceHealth] {
+    [
+      DeviceHealth(.buzzer, buzzer.health), DeviceHealth(.button, button.health),
+      DeviceHealth(.led, led.health),
+    ]
+  }
 
   /// Releases every line (the buzzer driven off first).
   func shutdown() {
     buzzer.shutdown()
     led.shutdown()
     _ = button.stop()
+  }
+}
+
+extension DeviceHealth {
+  /// What a driver reported of `device`, as status shows it.
+  init(_ device: DockDevice, _ condition: DeviceCondition) {
+    self.init(device, state: condition.state, detail: condition.detail)
   }
 }

@@ -101,7 +101,8 @@ final class Readers {
       onScan(uid, fresh)
     case .removed:
       Log.info("reader: tag removed")
-    case .health(let reported):
+    case .health(let condition):
+      let reported = DeviceHealth(.reader, condition)
       if reported != health {
         if reported.state == .ok {
           Log.notice("reader: \(reported.detail)")
@@ -118,7 +119,7 @@ final class Readers {
   /// so a status or test reply about to be built already shows the stall; the watchdog tick
   /// asks too. The reader also posts the stall as a health event, which then changes nothing.
   func refreshProgress() {
-    if let stalled = reader?.checkProgress() { health = stalled }
+    if let stalled = reader?.checkProgress() { health = DeviceHealth(.reader, stalled) }
   }
 
   /// Asks for a health report (before an alarm).

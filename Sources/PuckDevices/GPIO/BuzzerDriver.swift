@@ -83,19 +83,19 @@ public final class BuzzerDriver: Sendable {
 
   /// Status: `.absent` without a `[buzzer]` section, `.fault` with what went wrong and what to
   /// check, otherwise `.ok` with the line and what it is doing.
-  public var health: DeviceHealth {
+  public var health: DeviceCondition {
     line.read { [settings] state in
       guard let output = state.output, let settings else {
-        return DeviceHealth(.buzzer, state: .absent, detail: "not configured (no [buzzer] section)")
+        return DeviceCondition(.absent, "not configured (no [buzzer] section)")
       }
       if let fault = output.fault ?? state.threadFault {
-        return DeviceHealth(.buzzer, state: .fault, detail: fault.description)
+        return DeviceCondition(.fault, fault.description)
       }
       let doing =
         state.shutDown
         ? "released"
         : state.mode ? "ringing (\(settings.on.configText) on, \(settings.off.configText) off)" : "off"
-      return DeviceHealth(.buzzer, state: .ok, detail: "\(output.location): \(doing)")
+      return DeviceCondition(.ok, "\(output.location): \(doing)")
     }
   }
 }

@@ -43,7 +43,7 @@ public final class DockButton: Sendable {
   private let state: Mutex<State>
 
   private struct State {
-    var health: DeviceHealth
+    var health: DeviceCondition
     var session: PlaybackSession?
   }
 
@@ -63,8 +63,8 @@ public final class DockButton: Sendable {
     self.onEvent = onEvent
     let health =
       settings == nil
-      ? DeviceHealth(.button, state: .absent, detail: "not configured (no [button] section)")
-      : DeviceHealth(.button, state: .ok, detail: "not started")
+      ? DeviceCondition(.absent, "not configured (no [button] section)")
+      : DeviceCondition(.ok, "not started")
     state = Mutex(State(health: health))
   }
 
@@ -112,19 +112,18 @@ public final class DockButton: Sendable {
 
   /// Status: `.absent` without a `[button]` section, `.fault` with what went wrong and what to
   /// check (retried every `reopenDelay`), otherwise `.ok` with the line.
-  public var health: DeviceHealth { state.withLock { $0.health } }
+  public var health: DeviceCondition { state.withLock { $0.health } }
 
   private func report(_ status: ButtonReader.Status) {
     state.withLock { state in
       switch status {
       case .listening(let location):
-        state.health = DeviceHealth(.button, state: .ok, detail: "\(location): waiting for presses")
+        state.health = DeviceCondition(.ok, "\(location): waiting for presses")
       case .fault(let error):
-        state.health = DeviceHealth(
-          .button, state: .fault,
-          detail: "\(error.description); retrying every \(timing.reopenDelay.configText)")
+        state.health = DeviceCondition(
+          .fault, "\(error.description); retrying every \(timing.reopenDelay.configText)")
       case .stopped:
-        state.health = DeviceHealth(.button, state: .ok, detail: "stopped")
+        state.health = DeviceCondition(.ok, "stopped")
       }
     }
   }

@@ -104,22 +104,19 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
     chip = found.chip
     offset = found.offset
     location = found.location
-    #if PUCK_GPIOD_V2
-      do {
-        try requestV2(settings, direction: direction, consumer: consumer)
-      } catch {
-        release()
-        throw error
-      }
-    #else
+    #if !PUCK_GPIOD_V2
       line = found.line
-      do {
-        try requestV1(settings, direction: direction, consumer: consumer)
-      } catch {
-        release()
-        throw error
-      }
     #endif
+    do {
+      #if PUCK_GPIOD_V2
+        try requestV2(settings, direction: direction, consumer: consumer)
+      #else
+        try requestV1(settings, direction: direction, consumer: consumer)
+      #endif
+    } catch {
+      release()
+      throw error
+    }
   }
 
   deinit { release() }

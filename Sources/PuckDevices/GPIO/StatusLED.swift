@@ -79,15 +79,15 @@ public final class StatusLED: Sendable {
 
   /// Status: `.absent` without an `[led]` section, `.fault` with what went wrong, otherwise
   /// `.ok` with the line and what it shows.
-  public var health: DeviceHealth {
+  public var health: DeviceCondition {
     line.read { state in
       guard let output = state.output else {
-        return DeviceHealth(.led, state: .absent, detail: "not configured (no [led] section)")
+        return DeviceCondition(.absent, "not configured (no [led] section)")
       }
       if let fault = output.fault ?? state.threadFault {
-        return DeviceHealth(.led, state: .fault, detail: fault.description)
+        return DeviceCondition(.fault, fault.description)
       }
-      return DeviceHealth(.led, state: .ok, detail: "\(output.location): \(state.mode)")
+      return DeviceCondition(.ok, "\(output.location): \(state.mode)")
     }
   }
 }

@@ -98,9 +98,7 @@ public final class NFCTagReader: TagReader {
     if status != 0 {
       control.finish()
       control.report(
-        DeviceHealth(
-          .reader, state: .fault,
-          detail: "cannot start the reader's thread: pthread_create error \(status)"),
+        DeviceCondition(.fault, "cannot start the reader's thread: pthread_create error \(status)"),
         force: true)
     }
   }
@@ -122,17 +120,17 @@ public final class NFCTagReader: TagReader {
   }
 
   /// The watchdog (see `TagReader.checkProgress`), measured against now.
-  public func checkProgress() -> DeviceHealth? {
+  public func checkProgress() -> DeviceCondition? {
     checkProgress(at: .now)
   }
 
   /// The watchdog measured against `now`, so tests can look ahead in time.
-  func checkProgress(at now: ContinuousClock.Instant) -> DeviceHealth? {
+  func checkProgress(at now: ContinuousClock.Instant) -> DeviceCondition? {
     control.checkProgress(at: now, limit: configuration.stallLimit, connstring: configuration.connstring)
   }
 
   /// The last health reported.
-  public var health: DeviceHealth {
+  public var health: DeviceCondition {
     control.health
   }
 

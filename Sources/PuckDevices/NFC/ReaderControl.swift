@@ -26,7 +26,7 @@ final class ReaderControl: Sendable {
     var heartbeat = ContinuousClock.now
     /// The libnfc call in progress, for the watchdog's report.
     var currentCall: String?
-    var health = DeviceHealth(.reader, state: .fault, detail: "the reader has not been opened yet")
+    var health = DeviceCondition(.fault, "the reader has not been opened yet")
     var stallReported = false
   }
 
@@ -73,7 +73,7 @@ final class ReaderControl: Sendable {
     wake.signal()
   }
 
-  var health: DeviceHealth {
+  var health: DeviceCondition {
     state.withLock { $0.health }
   }
 
@@ -100,15 +100,17 @@ final class ReaderControl: Sendable {
     return true
   }
 
-  func checkProgress(at now: ContinuousClock.Instant, limit: Duration, connstring: String?) -> DeviceHealth? {
-    let (stalled, isNew) = state.withLock { state -> (DeviceHealth?, Bool) in
+  func checkProgress(at now: ContinuousClock.Instant, limit: Duration, connstring: String?)
+    -> DeviceCondition?
+  {
+    let (stalled, isNew) = state.withLock { state -> (DeviceCondition?, Bool) in
       guard state.running, !state.stopRequested else { return (nil, false) }
       let silence = now - state.heartbeat
       guard silence > limit else { return (nil, false) }
       let location = state.currentCall.map { "inside \($0)" } ?? "in its poll loop"
-      let health = DeviceHealth(
-        .reader, state: .fault,
-        detail: "the reader's thread has been stuck \(location) for \(silence.components.seconds) s on "
+      let health = DeviceCondition(
+        .fault,
+        "the reader's thread has been stuck \(location) for \(silence.components.seconds) s on "
           + "\(connstring ?? "libnfc's default device"): libnfc is waiting on a reader that stopped "
           + "answering — check its power and wiring; restarting puckd frees it")
       let isNew = !state.stallReported
@@ -155,7 +157,7 @@ final class ReaderControl: Sendable {
 
   /// Records `health` and emits it when it changed, when `force`d (an answer to
   /// `checkHealth`), or after a stall was reported (so recovery is announced).
-  func report(_ health: DeviceHealth, force: Bool) {
+  func report(_ health: DeviceCondition, force: Bool) {
     let emit = state.withLock { state in
       let emit = force || state.stallReported || state.health != health
       state.health = health

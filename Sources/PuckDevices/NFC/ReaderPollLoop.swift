@@ -75,14 +75,14 @@ struct ReaderPollLoop {
         "cannot open \(connstring ?? "libnfc's default device"): "
         + ReaderTroubleshooting.openFailure(connstring)
       control.report(
-        DeviceHealth(.reader, state: .fault, detail: detail), force: requests.healthRequested)
+        DeviceCondition(.fault, detail), force: requests.healthRequested)
     }
   }
 
-  private static func okHealth(_ device: NFCDevice) -> DeviceHealth {
+  private static func okHealth(_ device: NFCDevice) -> DeviceCondition {
     let chip = device.chip ?? "reader"
     let name = device.name.isEmpty || device.name == device.connstring ? "" : " (\(device.name))"
-    return DeviceHealth(.reader, state: .ok, detail: "\(chip)\(name) on \(device.connstring)")
+    return DeviceCondition(.ok, "\(chip)\(name) on \(device.connstring)")
   }
 
   // MARK: - Polling
@@ -179,9 +179,9 @@ struct ReaderPollLoop {
     presence.interrupt()
     nextOpen = .now + backoff.delay()
     control.report(
-      DeviceHealth(
-        .reader, state: .fault,
-        detail: "the reader on \(connstring) stopped answering (\(error)): "
+      DeviceCondition(
+        .fault,
+        "the reader on \(connstring) stopped answering (\(error)): "
           + ReaderTroubleshooting.lostReader(connstring)),
       force: false)
   }

@@ -14,7 +14,7 @@ public enum TagReaderEvent: Hashable, Sendable {
   case removed
   /// The reader's health changed, or was asked for (`checkHealth`): `ok` with the chip and
   /// where it is ("PN532 v1.6 on pn532_uart:/dev/serial0"), or `fault` with what to try.
-  case health(DeviceHealth)
+  case health(DeviceCondition)
 }
 
 /// A source of tag scans: the libnfc reader (`NFCTagReader`), or a stand-in for simulation and
@@ -44,10 +44,10 @@ public protocol TagReader: AnyObject, Sendable {
   /// The watchdog: nil while the reader's thread keeps making progress; a fault once it has
   /// been stuck (inside a C call, say) for longer than its limit, reported as a `.health`
   /// event the first time. The owner calls it now and then, e.g. on its own watchdog tick.
-  func checkProgress() -> DeviceHealth?
+  func checkProgress() -> DeviceCondition?
 
   /// The last health the reader reported.
-  var health: DeviceHealth { get }
+  var health: DeviceCondition { get }
 
   /// Stops polling, switches the field off, closes the device and ends the thread. Returns
   /// when the thread has finished, or after a few seconds if it is stuck.

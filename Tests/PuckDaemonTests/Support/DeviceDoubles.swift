@@ -10,7 +10,7 @@ final class ScriptedReader: TagReader {
     var enabled = false
     var started = false
     var stopped = false
-    var health = DeviceHealth(.reader, state: .ok, detail: "scripted reader")
+    var health = DeviceCondition(.ok, "scripted reader")
   }
 
   let connstring: String?
@@ -37,8 +37,8 @@ final class ScriptedReader: TagReader {
 
   func setEnabled(_ enabled: Bool) { state.withLock { $0.enabled = enabled } }
   func checkHealth() { onEvent(.health(health)) }
-  func checkProgress() -> DeviceHealth? { nil }
-  var health: DeviceHealth { state.withLock { $0.health } }
+  func checkProgress() -> DeviceCondition? { nil }
+  var health: DeviceCondition { state.withLock { $0.health } }
   func stop() { state.withLock { $0.stopped = true } }
   func requestStop() { state.withLock { $0.stopped = true } }
 
@@ -54,7 +54,7 @@ final class ScriptedReader: TagReader {
   }
 
   /// The reader fails, or comes back.
-  func report(_ health: DeviceHealth) {
+  func report(_ health: DeviceCondition) {
     state.withLock { $0.health = health }
     onEvent(.health(health))
   }

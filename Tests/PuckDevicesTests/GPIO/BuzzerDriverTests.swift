@@ -30,7 +30,7 @@ import Testing
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line)
     #expect(line.drives == [Drive(0, false)])
-    #expect(buzzer.health == DeviceHealth(name: "buzzer", state: .ok, detail: "testchip line 18: off"))
+    #expect(buzzer.health == DeviceCondition(.ok, "testchip line 18: off"))
     #expect(buzzer.step() == nil)
   }
 
@@ -167,7 +167,7 @@ import Testing
     #expect(line.opens == 0)
     #expect(
       buzzer.health
-        == DeviceHealth(name: "buzzer", state: .absent, detail: "not configured (no [buzzer] section)"))
+        == DeviceCondition(.absent, "not configured (no [buzzer] section)"))
   }
 
   @Test func aLineThatCannotBeOpenedIsAFaultAndIsRetriedAtTheNextRing() {

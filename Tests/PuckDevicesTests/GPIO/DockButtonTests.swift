@@ -134,7 +134,7 @@ import Testing
     button.start()
     #expect(
       button.health
-        == DeviceHealth(name: "button", state: .absent, detail: "not configured (no [button] section)"))
+        == DeviceCondition(.absent, "not configured (no [button] section)"))
     #expect(button.stop())
   }
 

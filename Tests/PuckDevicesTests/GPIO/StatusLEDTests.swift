@@ -13,7 +13,7 @@ import Testing
     let led = StatusLED(settings: settings, clock: clock, openLine: line.opener)
     #expect(line.drives == [Drive(0, false)])
     #expect(led.indication == .off)
-    #expect(led.health == DeviceHealth(name: "led", state: .ok, detail: "testchip line 18: off"))
+    #expect(led.health == DeviceCondition(.ok, "testchip line 18: off"))
   }
 
   @Test func steadyIsOnWithNothingDue() {
@@ -80,7 +80,7 @@ import Testing
     let led = StatusLED(settings: nil, clock: clock, openLine: RecordingOutputLine(clock: clock).opener)
     led.show(.blinking)
     #expect(
-      led.health == DeviceHealth(name: "led", state: .absent, detail: "not configured (no [led] section)"))
+      led.health == DeviceCondition(.absent, "not configured (no [led] section)"))
     #expect(led.step() == nil)
   }
 }

@@ -38,7 +38,7 @@ final class EventRecorder: Sendable {
   }
 
   /// The health reports recorded so far.
-  var healths: [DeviceHealth] {
+  var healths: [DeviceCondition] {
     all.compactMap { if case .health(let health) = $0 { health } else { nil } }
   }
 }
