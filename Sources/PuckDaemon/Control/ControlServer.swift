@@ -38,10 +38,9 @@ final class ControlServer {
   private let isPrivileged: (PeerCredentials) -> Bool
   private let onRequest: (Client, Result<ControlCommand, ControlFailure>) -> Void
 
-  /// Binds and listens on `path` (creating its directory, replacing a stale socket file), mode
-  /// 0666: who may do what is decided per request from the peer's credentials, not by the file
-  /// mode. `isPrivileged` says whether a peer may use the reserved slots (root and the
-  /// `puckalarm` group).
+  /// Binds and listens on `path` (its directory made, a stale socket replaced), mode 0666: who
+  /// may do what is decided per request from the peer's credentials, not the file mode.
+  /// `isPrivileged`: whether a peer may use the reserved slots (root, the `puckalarm` group).
   init(
     path: String, time: any TimeSource, loop: EventLoop<LoopMessage>,
     isPrivileged: @escaping (PeerCredentials) -> Bool,
@@ -53,9 +52,7 @@ final class ControlServer {
     self.onRequest = onRequest
     self.time = time
     resumeTimer = try time.makeTimer(.monotonic)
-    if let slash = path.lastIndex(of: "/"), slash > path.startIndex {
-      try makeDirectories(String(path[..<slash]))
-    }
+    try makeParentDirectories(of: path)
     listener = try systemCall("socket") {
       socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
     }

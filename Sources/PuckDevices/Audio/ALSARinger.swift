@@ -11,16 +11,7 @@ import Synchronization
 /// through its `PlaybackSession` (an atomic stop flag and pipes) and the `@Sendable` event
 /// callback, which it calls on the playback thread.
 ///
-/// Checking by hand (not part of the test suite):
-/// - Real device: `aplay -l` lists cards; set `[audio] device = plughw:CARD=Headphones` (or
-///   `default`) and run `puckctl test`, or `speaker-test -D DEVICE -c 2 -t sine` to check the
-///   device alone.
-/// - Without a sound card, through PulseAudio's null sink: `apt-get install pulseaudio
-///   libasound2-plugins`, `pulseaudio --start --exit-idle-time=-1`, `pactl load-module
-///   module-null-sink sink_name=puck`, `pactl set-default-sink puck`, play on the ALSA device
-///   `pulse`, and record what reached the sink with `parec -d puck.monitor --format=s16le
-///   --rate=48000 --channels=1 > out.raw`. The sink consumes at real time, so bytes recorded per
-///   second show the pace (96 000 for 48 kHz mono).
+/// Checking by hand, on a board or through a null sink: hardware/README.md, "Sound".
 public final class ALSARinger: AudioOutput {
   /// How a ringer plays.
   public struct Options: Sendable {
