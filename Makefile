@@ -7,8 +7,8 @@ PREFIX ?= /usr/local
 DEMO_DIR ?= $(CURDIR)/demo-state
 
 # Build: pkg-config and the C libraries' headers. Tests: tools the end-to-end tests drive.
-BUILD_PACKAGES := pkg-config libnfc-dev libgpiod-dev libasound2-dev libsndfile1-dev tzdata
-TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libasound2-plugins
+BUILD_PACKAGES := pkg-config libnfc-dev libgpiod-dev libasound2-dev libsndfile1-dev libmosquitto-dev libssl-dev tzdata
+TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libasound2-plugins mosquitto mosquitto-clients
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -133,7 +133,7 @@ $(DEPLOY_DIR)/puckd.conf: Sources/PuckCore/Config/DockConfig+DefaultFile.swift p
 	packaging/extract-default-config $< > $@.tmp && mv $@.tmp $@
 
 install: $(DEPLOY_DIR)/puckd.conf
-	@for f in puckd puckctl; do [ -x $(RELEASE_BIN)/$$f ] || { \
+	@for f in puckd puckctl puck-reader; do [ -x $(RELEASE_BIN)/$$f ] || { \
 	  echo "no $(RELEASE_BIN)/$$f: run 'make release' first (as yourself), then 'sudo make install'"; exit 1; }; done
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR) \
@@ -141,8 +141,9 @@ install: $(DEPLOY_DIR)/puckd.conf
 	  $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(SYSCONFDIR)/puckalarm
 	install -m 0755 $(RELEASE_BIN)/puckd $(DESTDIR)$(SBINDIR)/puckd
 	install -m 0755 $(RELEASE_BIN)/puckctl $(DESTDIR)$(BINDIR)/puckctl
+	install -m 0755 $(RELEASE_BIN)/puck-reader $(DESTDIR)$(BINDIR)/puck-reader
 	$(STRIP) --remove-section=.comment --remove-section=.note --strip-unneeded \
-	  $(DESTDIR)$(SBINDIR)/puckd $(DESTDIR)$(BINDIR)/puckctl
+	  $(DESTDIR)$(SBINDIR)/puckd $(DESTDIR)$(BINDIR)/puckctl $(DESTDIR)$(BINDIR)/puck-reader
 	sed -e 's|/usr/sbin/puckd|$(SBINDIR)/puckd|' systemd/puckd.service > $(DESTDIR)$(UNITDIR)/puckd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/puckd.service
 	install -m 0644 udev/60-puckalarm.rules $(DESTDIR)$(UDEVRULESDIR)/60-puckalarm.rules
@@ -168,7 +169,7 @@ install: $(DEPLOY_DIR)/puckd.conf
 
 uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl disable --now puckd.service 2>/dev/null || true; fi
-	rm -f $(DESTDIR)$(SBINDIR)/puckd $(DESTDIR)$(BINDIR)/puckctl \
+	rm -f $(DESTDIR)$(SBINDIR)/puckd $(DESTDIR)$(BINDIR)/puckctl $(DESTDIR)$(BINDIR)/puck-reader \
 	  $(DESTDIR)$(UNITDIR)/puckd.service \
 	  $(DESTDIR)$(UDEVRULESDIR)/60-puckalarm.rules $(DESTDIR)$(SYSUSERSDIR)/puckalarm.conf \
 	  $(DESTDIR)$(TMPFILESDIR)/puckalarm.conf $(DESTDIR)$(MANDIR)/man8/puckd.8.gz \

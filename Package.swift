@@ -45,6 +45,7 @@ let package = Package(
   products: [
     .executable(name: "puckd", targets: ["puckd"]),
     .executable(name: "puckctl", targets: ["puckctl"]),
+    .executable(name: "puck-reader", targets: ["puck-reader"]),
   ],
   targets: [
     // C libraries from Debian, through pkg-config.
@@ -60,6 +61,12 @@ let package = Package(
     .systemLibrary(
       name: "CSndfile", pkgConfig: "sndfile",
       providers: [.apt(["libsndfile1-dev"])]),
+    .systemLibrary(
+      name: "CMosquitto", pkgConfig: "libmosquitto",
+      providers: [.apt(["libmosquitto-dev"])]),
+    .systemLibrary(
+      name: "CCrypto", pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"])]),
 
     // Linux interfaces the Glibc module lacks (epoll, timerfd, signalfd, eventfd, inotify).
     .systemLibrary(name: "CLinux"),
@@ -75,9 +82,12 @@ let package = Package(
     // Files on disk: atomic durable writes, the state directory, the pairing file, zoneinfo.
     .target(name: "PuckStorage", dependencies: ["PuckCore", "PuckSystem"]),
     // The only importers of the C libraries: libnfc reader, ALSA player, libsndfile decoder,
-    // libgpiod lines.
+    // libgpiod lines, and the remote readers (libmosquitto, libcrypto's HMAC).
     .target(
-      name: "PuckDevices", dependencies: ["PuckCore", "PuckSystem", "CNFC", "CGPIOD", "CALSA", "CSndfile"],
+      name: "PuckDevices",
+      dependencies: [
+        "PuckCore", "PuckSystem", "CNFC", "CGPIOD", "CALSA", "CSndfile", "CMosquitto", "CCrypto",
+      ],
       swiftSettings: gpiodSettings),
     // Event loop, timers, control socket, systemd notify; performs the core's effects.
     .target(
@@ -85,6 +95,9 @@ let package = Package(
 
     .executableTarget(name: "puckd", dependencies: ["PuckDaemon"]),
     .executableTarget(name: "puckctl", dependencies: ["PuckCore", "PuckSystem", "PuckStorage"]),
+    // The reader node: a second board's PN532 forwarding signed scans through MQTT.
+    .executableTarget(
+      name: "puck-reader", dependencies: ["PuckDaemon", "PuckDevices", "PuckStorage", "PuckCore"]),
 
     // Test tooling: a PN532 on a pseudo-terminal, answering libnfc's pn532_uart driver.
     .target(name: "PN532Emulator", dependencies: ["PuckSystem"]),
@@ -102,7 +115,8 @@ let package = Package(
       name: "PuckDaemonTests",
       dependencies: ["PuckDaemon", "PuckDevices", "PuckStorage", "PuckCore", "GPIODoubles"]),
     .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["PuckCore", "PN532Emulator", "CSndfile"]),
+    .testTarget(
+      name: "EndToEndTests", dependencies: ["PuckCore", "PuckDevices", "PN532Emulator", "CSndfile"]),
   ],
   swiftLanguageModes: [.v6]
 )

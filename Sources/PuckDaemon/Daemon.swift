@@ -26,6 +26,7 @@ public final class Daemon {
   private let lines: DockLines
   private let ringer: Ringer
   private let readers: Readers
+  private let remoteReaders: RemoteReaders
   private let enforcement: Enforcement
   private let missed: MissedRecorder
   private let schedule: ScheduleKeeper
@@ -57,6 +58,7 @@ public final class Daemon {
     ringer = Ringer(settings: settings, lines: lines, inbox: inbox, makeAudio: environment.makeAudio)
     readers = Readers(settings: settings, inbox: inbox, makeReader: environment.makeReader)
     let dock = DockContext(time: time, loop: loop, settings: settings, state: state)
+    remoteReaders = RemoteReaders(dock: dock, makeRemote: environment.makeRemoteReader)
     enforcement = try Enforcement(dock: dock, ringer: ringer, lines: lines)
     missed = MissedRecorder(dock: dock)
     schedule = try ScheduleKeeper(dock: dock, enforcement: enforcement, missed: missed)
@@ -64,14 +66,13 @@ public final class Daemon {
     overrides = OverrideFlow(dock: dock, enforcement: enforcement)
     status = StatusReporter(
       dock: dock, enforcement: enforcement, schedule: schedule, ringer: ringer, readers: readers,
-      lines: lines,
-      overrides: overrides, notifier: notifier)
+      remoteReaders: remoteReaders, lines: lines, overrides: overrides, notifier: notifier)
     pairingFlow = PairingFlow(dock: dock, enforcement: enforcement)
     rehearsal = RehearsalFlow(dock: dock, ringer: ringer, readers: readers, status: status)
     router = RequestRouter(
       dock: dock, enforcement: enforcement, schedule: schedule, retry: retry, status: status,
-      readers: readers,
-      pairing: pairingFlow, rehearsal: rehearsal, overrides: overrides)
+      readers: readers, remoteReaders: remoteReaders, pairing: pairingFlow, rehearsal: rehearsal,
+      overrides: overrides)
     wire()
   }
 
@@ -91,6 +92,9 @@ public final class Daemon {
     readers.onChange = { [unowned self] in self.status.update() }
     readers.wakeUpIsOpen = { [unowned self] in self.enforcement.isOpen }
     readers.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh) }
+    remoteReaders.onChange = { [unowned self] in self.status.update() }
+    remoteReaders.wakeUpIsOpen = { [unowned self] in self.enforcement.isOpen }
+    remoteReaders.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh) }
     router.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh) }
     enforcement.willRing = { [unowned self] in self.rehearsal.interrupt() }
     rehearsal.onChange = { [unowned self] in self.updateReaderPolling() }
@@ -110,6 +114,7 @@ public final class Daemon {
     }
     schedule.preAlarmCheck = { [unowned self] in
       self.readers.checkHealth()
+      self.remoteReaders.checkHealth()
       self.ringer.checkDevice()
     }
     retry.onRetried = { [unowned self] in self.status.update() }
@@ -147,6 +152,7 @@ public final class Daemon {
     state.load(now: environment.time.instant, grace: settings.config.enforcement.missedGrace)
     enforcement.load()
     readers.start()
+    remoteReaders.start()
     lines.start(settings.config)
 
     loop.onMessage = { [unowned self] message in self.received(message) }
@@ -207,7 +213,9 @@ public final class Daemon {
 
   /// The reader polls (RF field on) only while a wake-up is open or a pairing waits for a tag.
   private func updateReaderPolling() {
-    readers.setPolling(enforcement.isOpen || pairingFlow.isWaiting || rehearsal.isWaitingForScan)
+    let wanted = enforcement.isOpen || pairingFlow.isWaiting || rehearsal.isWaitingForScan
+    readers.setPolling(wanted)
+    remoteReaders.setPolling(wanted)
   }
 
   private func received(signal: Int32) {
@@ -232,6 +240,11 @@ public final class Daemon {
       ringer.linesReplaced()
     }
     readers.reload(from: before.reader.device)
+    if before.mqtt != config.mqtt {
+      Log.notice("SIGHUP: [mqtt] changed; reconnecting the remote readers")
+      remoteReaders.start()
+      updateReaderPolling()
+    }
     settings.reloadZone()
     schedule.refresh()
     ringer.checkDevice()
@@ -242,6 +255,8 @@ public final class Daemon {
     case .audio(let event, let generation): ringer.received(event, generation: generation)
     case .audioCheck(let device, let error): ringer.deviceChecked(device, error: error)
     case .reader(let event, let generation): readers.received(event, generation: generation)
+    case .remoteReader(let name, let event, let generation):
+      remoteReaders.received(event, from: name, generation: generation)
     case .stop:
       Log.notice("stop requested: shutting down; open wake-ups stay open on disk")
       loop.stop()
@@ -265,6 +280,7 @@ public final class Daemon {
     ringer.stopAudio()
     lines.shutdown()
     readers.stop()
+    remoteReaders.stop()
     ringer.waitUntilStopped(timeout: .seconds(2))
     enforcement.save()
     server?.shutdown()

@@ -13,6 +13,12 @@ public struct DaemonEnvironment: Sendable {
   public typealias ReaderMaker =
     @Sendable (_ connstring: String?, _ onEvent: @escaping @Sendable (TagReaderEvent) -> Void) ->
     any TagReader
+  /// Makes a remote reader (through the MQTT broker), reporting to `onEvent`.
+  public typealias RemoteReaderMaker =
+    @Sendable (
+      _ configuration: RemoteTagReader.Configuration, _ onEvent: @escaping @Sendable (TagReaderEvent) -> Void
+    )
+    -> any TagReader
   /// Makes an audio output for an ALSA device name, reporting to `onEvent`.
   public typealias AudioMaker =
     @Sendable (_ device: String, _ onEvent: @escaping @Sendable (AudioEvent) -> Void) -> any AudioOutput
@@ -24,6 +30,9 @@ public struct DaemonEnvironment: Sendable {
   /// The GPIO lines.
   public var gpio: GPIOOpeners
   public var makeReader: ReaderMaker
+  public var makeRemoteReader: RemoteReaderMaker = { configuration, onEvent in
+    RemoteTagReader(configuration, onEvent: onEvent)
+  }
   public var makeAudio: AudioMaker
   /// The tz database and the system zone's link (`/etc/localtime`), whose directory is
   /// watched for a zone change.

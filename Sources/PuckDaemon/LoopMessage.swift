@@ -9,6 +9,8 @@ enum LoopMessage: Sendable {
   case audioCheck(device: String, error: ALSAError?)
   /// An event of the reader made `generation`-th (a replaced reader's late events are ignored).
   case reader(TagReaderEvent, generation: Int)
+  /// An event of remote reader `name`, the one made `generation`-th.
+  case remoteReader(String, TagReaderEvent, generation: Int)
   /// The dock button was pressed: a bypass, as `puckctl stop`.
   case button(DockButton.Event)
   /// Stop the daemon as SIGTERM would (`DaemonStopper`).

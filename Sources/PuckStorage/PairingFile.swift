@@ -39,31 +39,13 @@ public struct PairingFile: Sendable {
 
   /// The file's bytes if it exists and passes the checks.
   private func readTrusted() throws(StorageError) -> [UInt8]? {
-    let path = self.path
-    // O_NOFOLLOW: a symbolic link here could point the daemon at anyone's file.
-    let descriptor: Int32
-    do throws(FileSystemError) {
-      descriptor = try systemCall("open", path: path) { open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+    do throws(PrivateFileError) {
+      return try PrivateFile.read(path, expectedOwner: expectedOwner)
     } catch {
-      switch error.code {
-      case ENOENT: return nil
-      case ELOOP: throw .pairingFileRefused(path: path, .notARegularFile(path: path))
-      default: throw .fileSystem(error)
+      switch error {
+      case .refused(let refusal): throw .pairingFileRefused(path: path, refusal)
+      case .fileSystem(let error): throw .fileSystem(error)
       }
-    }
-    defer { close(descriptor) }
-    // Checked on the open descriptor, so the file judged is the file read.
-    var info = stat()
-    do throws(FileSystemError) {
-      try systemCall("check", path: path) { fstat(descriptor, &info) }
-    } catch {
-      throw .fileSystem(error)
-    }
-    if let refusal = refusal(for: info) { throw .pairingFileRefused(path: path, refusal) }
-    do {
-      return try DurableFile.readAll(descriptor, path: path)
-    } catch {
-      throw .fileSystem(error)
     }
   }
 
@@ -75,14 +57,5 @@ public struct PairingFile: Sendable {
   /// Unpairs: removes the file durably (`unlink`, `fsync` of the directory).
   public func remove() throws(StorageError) {
     try directory.remove(Self.name)
-  }
-
-  private func refusal(for info: stat) -> PairingFileRefusal? {
-    if info.st_mode & S_IFMT != S_IFREG { return .notARegularFile(path: path) }
-    if info.st_uid != expectedOwner {
-      return .wrongOwner(path: path, owner: info.st_uid, expected: expectedOwner)
-    }
-    if info.st_mode & 0o077 != 0 { return .accessibleToOthers(path: path, mode: info.st_mode) }
-    return nil
   }
 }

@@ -9,6 +9,8 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
   case unencodable(file: String, DocumentError)
   /// The pairing file at `path` is not trusted and was left untouched.
   case pairingFileRefused(path: String, PairingFileRefusal)
+  /// A reader's key file at `path` is not trusted and was left untouched.
+  case readerKeyRefused(path: String, PairingFileRefusal)
   /// Another daemon (pid, when it could be read) holds the state directory at `path`.
   case inUse(path: String, pid: Int32?)
   /// `file` could not be read (`readError`), so it is not written over until it can be: its
@@ -21,6 +23,7 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case .fileSystem(let error): return error.description
     case .unencodable(let file, let error): return "could not save \(file): \(error)"
     case .pairingFileRefused(let path, let refusal): return "refusing the pairing file \(path): \(refusal)"
+    case .readerKeyRefused(let path, let refusal): return "refusing the reader key \(path): \(refusal)"
     case .inUse(let path, let pid):
       return "another puckd\(pid.map { " (pid \($0))" } ?? "") is already using the state directory \(path); "
         + "stop it first (sudo systemctl stop puckd) or give this one its own --state-dir"

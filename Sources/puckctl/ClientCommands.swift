@@ -68,7 +68,18 @@ struct ClientCommands {
       let reply = try client.send(.test(seconds: seconds, scanSeconds: scanSeconds), progress: printProgress)
       return report(reply)
     case .acknowledge: return try simple(.acknowledge)
+    case .readerAdd: return try simple(.readerAdd(try readerName(args)))
+    case .readerRemove: return try simple(.readerRemove(try readerName(args)))
+    case .readerList: return try simple(.readerList)
     }
+  }
+
+  private func readerName(_ args: ArgumentList) throws -> String {
+    let name = args.positionals[0]
+    guard RemoteTopic.isValidName(name) else {
+      throw UsageError("'\(name)' is not a reader name: 1-32 of a-z 0-9 - _ (e.g. kitchen)")
+    }
+    return name
   }
 
   /// A progress line of a long request (pair, test, override), shown as it comes: it is

@@ -71,6 +71,10 @@ public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
   case notALine
   /// Not an absolute file path.
   case notAnAbsolutePath
+  /// Not a TCP port (1 to 65535).
+  case notAPort
+  /// Not a name of 1 to 32 lower-case letters, digits, `-` and `_`.
+  case notAName
   /// Empty where a value is required; the associated text says what kind.
   case missing(String)
   /// Below the smallest accepted value, which is given as written in the file.
@@ -88,6 +92,8 @@ public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
     case .notALine: return "expected a line offset like 22 or a line name like GPIO22"
     case .notAnAbsolutePath:
       return "expected an absolute path like /home/pi/alarm.flac, or nothing for the built-in tone"
+    case .notAPort: return "expected a port from 1 to 65535, like 1883"
+    case .notAName: return "expected 1 to 32 lower-case letters, digits, - or _, like bedroom"
     case .missing(let kind): return "expected \(kind)"
     case .belowMinimum(let minimum): return "expected at least \(minimum)"
     case .aboveMaximum(let maximum): return "expected at most \(maximum)"
@@ -102,6 +108,8 @@ public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
     case .notABoolean: return "is not yes or no: \(expected)"
     case .notALine: return "is not a GPIO line: \(expected)"
     case .notAnAbsolutePath: return "is not an absolute path: \(expected)"
+    case .notAPort: return "is not a port: \(expected)"
+    case .notAName: return "is not a name: \(expected)"
     case .missing: return "is empty: \(expected)"
     case .belowMinimum(let minimum): return "is below the minimum \(minimum)"
     case .aboveMaximum(let maximum): return "is above the maximum \(maximum)"

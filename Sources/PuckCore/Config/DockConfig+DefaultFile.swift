@@ -16,6 +16,7 @@ extension DockConfig {
     # Which NFC reader to poll for the paired tag.
     #   auto       libnfc's default device (from /etc/nfc/libnfc.conf or autodetection)
     #   simulated  no reader; scans come from "puckctl scan UID" (for rehearsals and tests)
+    #   none       no reader on the dock; only remote readers ("puckctl reader add NAME")
     #   otherwise  a libnfc connstring: pn532_uart:/dev/serial0 (on a Pi 5 pn532_uart:/dev/ttyAMA0:
     #              its serial0 is the debug connector), pn532_i2c:/dev/i2c-1, acr122_usb, ...
     #device = auto
@@ -83,6 +84,20 @@ extension DockConfig {
     # How long "sudo puckctl override" waits, with the ring going on, before it closes the
     # wake-ups without a scan: 0s to 30min. The way out should cost something.
     #override_delay = 2min
+
+    [mqtt]
+    # The MQTT broker through which remote readers (a reader node in the kitchen, say) reach
+    # this dock. Used only once a reader is enrolled with "sudo puckctl reader add NAME".
+    #host = 127.0.0.1
+    # 1883 for plain MQTT, 8883 for MQTT over TLS (set ca_file).
+    #port = 1883
+    # The dock's broker account and a root-only file holding its password; empty: anonymous.
+    #username =
+    #password_file =
+    # The CA certificate that signed the broker's; set, the connection uses TLS.
+    #ca_file =
+    # This dock's name among the docks a reader serves; empty: the host name.
+    #dock_name =
 
     """
 }

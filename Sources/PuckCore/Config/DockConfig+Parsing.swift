@@ -10,6 +10,7 @@ extension DockConfig {
       "enforcement",
       ["retry_delay", "ring_timeout", "missed_grace", "retry_shrink", "retry_floor", "override_delay"]
     ),
+    ("mqtt", ["host", "port", "username", "password_file", "ca_file", "dock_name"]),
   ]
 
   /// The keys a section has, or none for an unknown section.
@@ -98,9 +99,10 @@ private struct ConfigParser {
     switch (section, key) {
     case ("reader", "device"):
       switch value {
-      case "": throw .missing("auto, simulated or a libnfc connstring like pn532_uart:/dev/serial0")
+      case "": throw .missing("auto, simulated, none or a libnfc connstring like pn532_uart:/dev/serial0")
       case "auto": config.reader.device = .auto
       case "simulated": config.reader.device = .simulated
+      case "none": config.reader.device = .none
       default: config.reader.device = .connstring(value)
       }
     case ("audio", "device"):
@@ -135,6 +137,8 @@ private struct ConfigParser {
       var led = config.led ?? .defaultLED
       try Self.applyLine(key: key, value: value, to: &led)
       config.led = led
+    case ("mqtt", _):
+      try Self.applyMQTT(key: key, value: value, to: &config.mqtt)
     case ("enforcement", _) where EnforcementSettings.duration(named: key) != nil:
       guard let (setting, range) = EnforcementSettings.duration(named: key) else { return }
       config.enforcement[keyPath: setting] = try Self.duration(value, in: range)
@@ -165,6 +169,33 @@ private struct ConfigParser {
       line.activeLow = try boolean(value)
     default:
       preconditionFailure("no handler for GPIO key \(key)")
+    }
+  }
+
+  private static func applyMQTT(key: String, value: String, to mqtt: inout MQTTSettings) throws(ValueProblem)
+  {
+    switch key {
+    case "host":
+      guard !value.isEmpty else { throw .missing("a host name or address like 192.168.1.10") }
+      mqtt.host = value
+    case "port":
+      guard let port = Int(value), MQTTSettings.portRange.contains(port) else {
+        throw value.isEmpty ? .missing("a port like 1883") : .notAPort
+      }
+      mqtt.port = port
+    case "username": mqtt.username = value.isEmpty ? nil : value
+    case "password_file", "ca_file":
+      guard value.isEmpty || value.hasPrefix("/") else { throw .notAnAbsolutePath }
+      if key == "ca_file" {
+        mqtt.caFile = value.isEmpty ? nil : value
+      } else {
+        mqtt.passwordFile = value.isEmpty ? nil : value
+      }
+    case "dock_name":
+      guard value.isEmpty || RemoteTopic.isValidName(value) else { throw .notAName }
+      mqtt.dockName = value.isEmpty ? nil : value
+    default:
+      preconditionFailure("no handler for MQTT key \(key)")
     }
   }
 

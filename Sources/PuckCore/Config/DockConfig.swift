@@ -14,6 +14,8 @@ public struct DockConfig: Hashable, Sendable {
   public var led: GPIOLineSettings?
   /// `[enforcement]`: the wake guard's timings.
   public var enforcement: EnforcementSettings
+  /// `[mqtt]`: the broker of the remote readers.
+  public var mqtt = MQTTSettings()
 
   /// A configuration; every argument defaults to what a missing file means.
   public init(
@@ -51,6 +53,8 @@ public enum ReaderDevice: Hashable, Sendable, CustomStringConvertible {
   case auto
   /// `simulated`: no reader; scans arrive through `puckctl scan`.
   case simulated
+  /// `none`: no reader on the dock itself; only remote readers (`puckctl reader add`).
+  case none
   /// A libnfc connstring such as `pn532_uart:/dev/serial0` or `acr122_usb`.
   case connstring(String)
 
@@ -59,6 +63,7 @@ public enum ReaderDevice: Hashable, Sendable, CustomStringConvertible {
     switch self {
     case .auto: return "auto"
     case .simulated: return "simulated"
+    case .none: return "none"
     case .connstring(let text): return text
     }
   }

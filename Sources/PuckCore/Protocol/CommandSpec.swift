@@ -75,6 +75,8 @@ public enum CommandOperand: Hashable, Sendable {
   case alarmID
   /// A tag UID in hex, such as `04:A2:3B:11:22:33:44` (`TagUID(parsing:)`).
   case tagUID
+  /// A remote reader's name: 1 to 32 of `a-z 0-9 - _` (`RemoteTopic.isValidName`).
+  case readerName
 
   /// What puckctl says is missing when the operand is left out.
   public var missing: String {
@@ -82,6 +84,7 @@ public enum CommandOperand: Hashable, Sendable {
     case .time: return "the alarm time HH:MM"
     case .alarmID: return "the alarm ID (see puckctl alarm list)"
     case .tagUID: return "the UID to scan (e.g. 04:A2:3B:11:22:33:44)"
+    case .readerName: return "the reader's name (e.g. kitchen)"
     }
   }
 }

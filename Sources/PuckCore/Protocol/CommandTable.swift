@@ -20,6 +20,9 @@ public enum CommandName: String, CaseIterable, Hashable, Sendable {
   case history
   case test
   case acknowledge
+  case readerAdd = "reader.add"
+  case readerRemove = "reader.rm"
+  case readerList = "reader.list"
 }
 
 /// The one table of control commands. puckctl parses, checks and explains its command line
@@ -185,6 +188,26 @@ extension CommandName {
         help:
           "usage: puckctl stop\nSilences the ring (a bypass, like the dock button); it rings again after the retry delay."
       )
+    case .readerAdd:
+      return CommandSpec(
+        name: self, words: ["reader", "add"], role: .root, operand: .readerName, options: [],
+        synopsis: "reader add NAME", summary: "enrol a remote reader and print its key (root)",
+        help: """
+          usage: sudo puckctl reader add NAME
+          Enrols a reader node (a second board with a PN532, through the [mqtt] broker) under NAME
+          (1-32 of a-z 0-9 - _), makes its key and prints what to install on the node. Scans it
+          signs with that key can end a wake-up from then on.
+          """)
+    case .readerRemove:
+      return CommandSpec(
+        name: self, words: ["reader", "rm"], role: .root, operand: .readerName, options: [],
+        synopsis: "reader rm NAME", summary: "remove a remote reader and its key (root)",
+        help: "usage: sudo puckctl reader rm NAME\nRemoves a remote reader. Refused while a wake-up is open.")
+    case .readerList:
+      return CommandSpec(
+        name: self, words: ["reader", "list"], role: .anyone, operand: nil, options: [],
+        synopsis: "reader list", summary: "the remote readers and their health",
+        help: "usage: puckctl reader list\nLists the enrolled remote readers, each with its health.")
     case .scan:
       return CommandSpec(
         name: self, words: ["scan"], role: .member, operand: .tagUID, options: [], synopsis: "scan UID",

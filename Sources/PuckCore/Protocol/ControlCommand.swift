@@ -121,6 +121,12 @@ public enum ControlCommand: Hashable, Sendable {
   case test(seconds: Int, scanSeconds: Int = CommandTable.testScanSeconds.defaultValue ?? 30)
   /// Clear the state problems status shows (corrupt files kept aside).
   case acknowledge
+  /// Enrol a remote reader under a name and make its key.
+  case readerAdd(String)
+  /// Remove a remote reader and its key.
+  case readerRemove(String)
+  /// The remote readers and their health.
+  case readerList
 
   /// Which row of `CommandTable` this is.
   public var kind: CommandName {
@@ -142,6 +148,9 @@ public enum ControlCommand: Hashable, Sendable {
     case .history: return .history
     case .test: return .test
     case .acknowledge: return .acknowledge
+    case .readerAdd: return .readerAdd
+    case .readerRemove: return .readerRemove
+    case .readerList: return .readerList
     }
   }
 

@@ -19,6 +19,8 @@ public enum ControlWire {
     var label: String?
     var requiresPuck: Bool?
     var uid: String?
+    /// `reader.add`, `reader.rm`: the reader's name.
+    var reader: String?
     var limit: Int?
     /// `history`: a cursor from an earlier reply's `nextBefore`.
     var before: Int?
@@ -75,7 +77,8 @@ public enum ControlWire {
   public static func encode(_ command: ControlCommand) -> [UInt8] {
     var request = Request(v: version, command: command.name)
     switch command {
-    case .status, .unpair, .alarmList, .stop, .override, .acknowledge: break
+    case .status, .unpair, .alarmList, .stop, .override, .acknowledge, .readerList: break
+    case .readerAdd(let name), .readerRemove(let name): request.reader = name
     case .overrideCancel: request.cancel = true
     case .pair(let timeout): request.seconds = timeout
     case .alarmAdd(let draft):
@@ -135,6 +138,12 @@ public enum ControlWire {
         throw ControlFailure(.badRequest, "\(request.command) needs an alarm id")
       }
       return id
+    }
+    func readerName() throws(ControlFailure) -> String {
+      guard let name = request.reader, RemoteTopic.isValidName(name) else {
+        throw ControlFailure(.badRequest, "\(request.command) needs a reader name: 1-32 of a-z 0-9 - _")
+      }
+      return name
     }
     guard let name = CommandName(rawValue: request.command) else {
       throw ControlFailure(.badRequest, "unknown command '\(request.command.prefix(40))'")
@@ -212,6 +221,9 @@ public enum ControlWire {
         seconds: try integer(request.seconds, CommandTable.testSeconds),
         scanSeconds: try integer(request.scanSeconds, CommandTable.testScanSeconds))
     case .acknowledge: return .acknowledge
+    case .readerAdd: return .readerAdd(try readerName())
+    case .readerRemove: return .readerRemove(try readerName())
+    case .readerList: return .readerList
     }
   }
 

@@ -22,8 +22,12 @@ public struct ProtectionVerdict: Hashable, Sendable {
     // A simulated reader is not a fault, but it enforces nothing; say that instead.
     if snapshot.simulated {
       reasons.append(.simulated)
-    } else if let reader = snapshot.health(of: .reader), reader.state != .ok {
-      reasons.append(.readerFault(state: reader.state, detail: reader.detail))
+    } else {
+      // Every reader the dock has, its own and remote ones: one that cannot be reached is a
+      // way out of the wake-up that does not work (docs/DESIGN.md M4).
+      for reader in snapshot.devices where reader.device == .reader && reader.state != .ok {
+        reasons.append(.readerFault(state: reader.state, detail: reader.detail))
+      }
     }
     if let problem = snapshot.pairingProblem {
       reasons.append(.pairingUnreadable(problem: problem))

@@ -13,6 +13,7 @@ final class RequestRouter {
   let retry: StateRetry
   let status: StatusReporter
   let readers: Readers
+  let remoteReaders: RemoteReaders
   let pairing: PairingFlow
   let rehearsal: RehearsalFlow
   let overrides: OverrideFlow
@@ -22,7 +23,8 @@ final class RequestRouter {
   init(
     dock: DockContext, enforcement: Enforcement,
     schedule: ScheduleKeeper, retry: StateRetry,
-    status: StatusReporter, readers: Readers, pairing: PairingFlow, rehearsal: RehearsalFlow,
+    status: StatusReporter, readers: Readers, remoteReaders: RemoteReaders, pairing: PairingFlow,
+    rehearsal: RehearsalFlow,
     overrides: OverrideFlow
   ) {
     self.dock = dock
@@ -31,6 +33,7 @@ final class RequestRouter {
     self.retry = retry
     self.status = status
     self.readers = readers
+    self.remoteReaders = remoteReaders
     self.pairing = pairing
     self.rehearsal = rehearsal
     self.overrides = overrides
@@ -95,6 +98,9 @@ final class RequestRouter {
     case .test(let seconds, let scanSeconds):
       rehearsal.start(seconds: seconds, scanSeconds: scanSeconds, client: client)
     case .acknowledge: acknowledge(client: client)
+    case .readerAdd(let name): addReader(name, client: client)
+    case .readerRemove(let name): removeReader(name, client: client)
+    case .readerList: listReaders(client: client)
     }
   }
 

@@ -13,7 +13,8 @@ final class Readers {
   private var reader: (any TagReader)?
   /// Counts the readers made, so events of a replaced one are told apart.
   private var generation = 0
-  private(set) var health = DeviceHealth(.reader, state: .absent, detail: "not started")
+  /// Nil with `[reader] device = none` (only remote readers).
+  private(set) var health: DeviceHealth? = DeviceHealth(.reader, state: .absent, detail: "not started")
   /// Whether polling is wanted (kept across a reader replaced on reload).
   private var polling = false
   /// A tag was scanned (fresh: presented, not lying there).
@@ -41,6 +42,11 @@ final class Readers {
     let device = settings.config.reader.device
     let connstring: String?
     switch device {
+    case .none:
+      previous?.requestStop()
+      reader = nil
+      health = nil
+      return
     case .auto, .simulated: connstring = nil
     case .connstring(let text): connstring = text
     }
@@ -101,6 +107,8 @@ final class Readers {
       onScan(uid, fresh)
     case .removed:
       Log.info("reader: tag removed")
+    case .rejected(let why):
+      Log.warning("reader: \(why)")
     case .health(let condition):
       let reported = DeviceHealth(.reader, condition)
       if reported != health {

@@ -1,4 +1,5 @@
 import PuckCore
+import PuckStorage
 
 /// The state directory and the documents in it, built once and handed as one value to the
 /// components that read or write them (docs/DESIGN.md §1.1, D1–D5).
@@ -13,6 +14,8 @@ struct DockState {
   let guardsFile: GuardsFile
   /// `history.jsonl`.
   let journal: HistoryJournal
+  /// `reader-NAME.key`: the enrolled remote readers (root-only).
+  let readerKeys: ReaderKeyFiles
 
   /// Takes the directory's lock before anything reads or writes it: a second daemon must leave
   /// the first one's files alone.
@@ -22,6 +25,7 @@ struct DockState {
     alarms = AlarmStore(files: files)
     guardsFile = GuardsFile(files: files)
     journal = HistoryJournal(files: files)
+    readerKeys = ReaderKeyFiles(directory: files.directory)
   }
 
   /// Reads each file on its own, the open guards first: whatever else fails to read, an open

@@ -11,6 +11,7 @@ final class StatusReporter {
   private let schedule: ScheduleKeeper
   private let ringer: Ringer
   private let readers: Readers
+  private let remoteReaders: RemoteReaders
   private let lines: DockLines
   private let overrides: OverrideFlow
   private let notifier: SystemdNotifier
@@ -19,13 +20,15 @@ final class StatusReporter {
   init(
     dock: DockContext, enforcement: Enforcement,
     schedule: ScheduleKeeper,
-    ringer: Ringer, readers: Readers, lines: DockLines, overrides: OverrideFlow, notifier: SystemdNotifier
+    ringer: Ringer, readers: Readers, remoteReaders: RemoteReaders, lines: DockLines, overrides: OverrideFlow,
+    notifier: SystemdNotifier
   ) {
     self.dock = dock
     self.enforcement = enforcement
     self.schedule = schedule
     self.ringer = ringer
     self.readers = readers
+    self.remoteReaders = remoteReaders
     self.lines = lines
     self.overrides = overrides
     self.notifier = notifier
@@ -34,7 +37,18 @@ final class StatusReporter {
   /// Every device as status and `puckctl test` show it, as last reported. A query: it changes
   /// nothing (a stuck reader is found by `Readers.refreshProgress`).
   func deviceHealth() -> [DeviceHealth] {
-    [readers.health, ringer.health] + lines.health
+    remoteReaders.refresh()
+    var readers = [self.readers.health].compactMap { $0 } + remoteReaders.health
+    if readers.isEmpty {
+      readers = [
+        DeviceHealth(
+          .reader, state: .fault,
+          detail:
+            "no reader: [reader] device = none and no remote reader is enrolled (sudo puckctl reader add NAME)"
+        )
+      ]
+    }
+    return readers + [ringer.health] + lines.health
   }
 
   func alarmViews() -> [AlarmView] {

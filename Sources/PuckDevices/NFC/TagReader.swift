@@ -15,6 +15,8 @@ public enum TagReaderEvent: Hashable, Sendable {
   /// The reader's health changed, or was asked for (`checkHealth`): `ok` with the chip and
   /// where it is ("PN532 v1.6 on pn532_uart:/dev/serial0"), or `fault` with what to try.
   case health(DeviceCondition)
+  /// A remote reader refused a message (bad signature, replayed, stale, unknown reader): why.
+  case rejected(String)
 }
 
 /// A source of tag scans: the libnfc reader (`NFCTagReader`), or a stand-in for simulation and

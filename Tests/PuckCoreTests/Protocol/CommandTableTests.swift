@@ -36,6 +36,9 @@ import Testing
     case .history: return .history(HistoryQuery(limit: 50, before: 4096))
     case .test: return .test(seconds: 12)
     case .acknowledge: return .acknowledge
+    case .readerAdd: return .readerAdd("kitchen")
+    case .readerRemove: return .readerRemove("hall-2")
+    case .readerList: return .readerList
     }
   }
 
@@ -69,8 +72,8 @@ import Testing
 
   @Test func rolesAreTheOnesTheDesignNames() throws {
     let roles = Dictionary(uniqueKeysWithValues: CommandTable.all.map { ($0.name, $0.role) })
-    let anyone: Set<CommandName> = [.status, .alarmList, .history]
-    let root: Set<CommandName> = [.pair, .unpair, .override]
+    let anyone: Set<CommandName> = [.status, .alarmList, .history, .readerList]
+    let root: Set<CommandName> = [.pair, .unpair, .override, .readerAdd, .readerRemove]
     for name in CommandName.allCases {
       let expected: Role = anyone.contains(name) ? .anyone : root.contains(name) ? .root : .member
       #expect(roles[name] == expected, "\(name.rawValue)")

@@ -1,0 +1,56 @@
+/// What a receiver remembers of one sender to refuse stale and replayed messages
+/// (docs/DESIGN.md M3): the sender's boot and counter and the clock of the last message taken.
+///
+/// A message is taken only if its clock is within `window` of the receiver's, and it is newer
+/// than the last one taken: a higher counter in the same boot, or a later clock in a new boot.
+/// A scan held back by an outage (the client library resends after a reconnect) is past the
+/// window by then and never reaches a later wake-up.
+public struct RemoteSequence: Hashable, Sendable {
+  /// How far apart the two clocks may be, and how late a message may arrive.
+  public static let window: Int64 = 30_000
+
+  private var boot: String?
+  private var seq: UInt64 = 0
+  private var sentAt: Int64 = .min
+
+  public init() {}
+
+  /// Takes `message` if it is fresh and new, at the receiver's clock `now` (Unix milliseconds).
+  public mutating func admit(_ message: RemoteMessage, now: Int64, window: Int64 = Self.window)
+    throws(RemoteMessageError)
+  {
+    let late = now - message.sentAt
+    guard abs(late) <= window else { throw .stale(reader: message.reader, byMilliseconds: late) }
+    if message.boot == boot {
+      guard message.seq > seq else { throw .replayed(reader: message.reader, seq: message.seq) }
+    } else {
+      guard message.sentAt > sentAt else { throw .replayed(reader: message.reader, seq: message.seq) }
+    }
+    boot = message.boot
+    seq = message.seq
+    sentAt = message.sentAt
+  }
+}
+
+/// MQTT topics: everything under `puckalarm/reader/<name>/`.
+public enum RemoteTopic {
+  /// Node → docks: signed events and heartbeats.
+  public static func events(_ reader: String) -> String { "puckalarm/reader/\(reader)/event" }
+  /// The node's presence: `online` (retained) while connected, `offline` (its last will).
+  public static func presence(_ reader: String) -> String { "puckalarm/reader/\(reader)/presence" }
+  /// Dock → node: a dock's signed wish for polling (retained).
+  public static func want(_ reader: String, dock: String) -> String {
+    "puckalarm/reader/\(reader)/want/\(dock)"
+  }
+  /// What a node subscribes to for every dock's wish.
+  public static func wants(_ reader: String) -> String { "puckalarm/reader/\(reader)/want/+" }
+
+  /// Whether `name` can be a reader's or a dock's name: 1 to 32 of `a-z 0-9 - _` (no MQTT
+  /// wildcards or separators, safe in a file name).
+  public static func isValidName(_ name: String) -> Bool {
+    (1...32).contains(name.utf8.count)
+      && name.utf8.allSatisfy {
+        (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x5F
+      }
+  }
+}

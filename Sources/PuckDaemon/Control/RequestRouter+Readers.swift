@@ -1,0 +1,61 @@
+import Glibc
+import PuckCore
+
+/// `puckctl reader add|rm|list`: enrolling the remote readers (docs/DESIGN.md M1).
+extension RequestRouter {
+  func addReader(_ name: String, client: ControlServer.Client) {
+    guard !remoteReaders.names.contains(name) else {
+      client.send(
+        .failure(
+          ControlFailure(
+            .refused,
+            "reader \(name) is already enrolled; 'sudo puckctl reader rm \(name)' first to give it a new key")
+        ))
+      return
+    }
+    do {
+      let key = try remoteReaders.enroll(name)
+      let mqtt = dock.settings.config.mqtt
+      client.send(
+        .success(
+          """
+          reader \(name) enrolled. On the reader node, as root, install its key (keep it secret):
+            echo \(key.hex) | install -m 600 /dev/stdin /etc/puckalarm/reader.key
+          and run puck-reader with: --name \(name) --key-file /etc/puckalarm/reader.key --broker \(mqtt.host):\(mqtt.port)
+          (the node's own broker account and --reader connstring as hardware/README.md shows).
+          This dock is '\(remoteReaders.dockName)' to the node.
+          """))
+    } catch {
+      client.send(.failure(ControlFailure(.failed, "reader \(name) could not be enrolled: \(error)")))
+    }
+  }
+
+  func removeReader(_ name: String, client: ControlServer.Client) {
+    guard !enforcement.isOpen else {
+      client.send(
+        .failure(
+          ControlFailure(.refused, "a wake-up is open; a reader cannot be removed until the puck ends it")))
+      return
+    }
+    do {
+      if try remoteReaders.remove(name) {
+        client.send(.success("reader \(name) removed; its key no longer ends a wake-up"))
+      } else {
+        client.send(
+          .failure(ControlFailure(.notFound, "no remote reader named \(name) (see puckctl reader list)")))
+      }
+    } catch {
+      client.send(.failure(ControlFailure(.failed, "reader \(name) could not be removed: \(error)")))
+    }
+  }
+
+  func listReaders(client: ControlServer.Client) {
+    remoteReaders.refresh()
+    let readers = remoteReaders.health
+    guard !readers.isEmpty else {
+      client.send(.success("no remote reader is enrolled (sudo puckctl reader add NAME)"))
+      return
+    }
+    client.send(.success(readers.map { "\($0.state.rawValue): \($0.detail)" }.joined(separator: "\n")))
+  }
+}

@@ -1,0 +1,197 @@
+import Glibc
+import PuckCore
+import PuckDevices
+import PuckStorage
+import PuckSystem
+
+/// The remote readers (docs/DESIGN.md M1–M5): one `RemoteTagReader` per reader enrolled with
+/// `puckctl reader add`, all through the `[mqtt]` broker. Any of them can end a wake-up; each
+/// is listed in status with its health. Enrolment is the key file in the state directory:
+/// adding one starts it at once, removing one stops it.
+final class RemoteReaders {
+  private struct Entry {
+    let reader: any TagReader
+    let generation: Int
+    var health: DeviceHealth
+  }
+
+  private let dock: DockContext
+  private let makeRemote: DaemonEnvironment.RemoteReaderMaker
+  private var entries: [String: Entry] = [:]
+  /// Counts the readers made, so events of a removed or replaced one are told apart.
+  private var generation = 0
+  private var polling = false
+  /// A tag was scanned on a remote reader (fresh: presented, not lying there).
+  var onScan: (TagUID, Bool) -> Void = { _, _ in }
+  /// Called when a reader's health changed or the set of readers did.
+  var onChange: () -> Void = {}
+  /// Whether a wake-up is open, for what a fault's log line says.
+  var wakeUpIsOpen: () -> Bool = { false }
+
+  init(dock: DockContext, makeRemote: @escaping DaemonEnvironment.RemoteReaderMaker) {
+    self.dock = dock
+    self.makeRemote = makeRemote
+  }
+
+  /// The enrolled readers' names, sorted.
+  var names: [String] { entries.keys.sorted() }
+
+  /// Each remote reader's health, by name.
+  var health: [DeviceHealth] { names.compactMap { entries[$0]?.health } }
+
+  /// Starts every enrolled reader (start-up, and after `[mqtt]` changed on reload).
+  func start() {
+    for entry in entries.values { entry.reader.requestStop() }
+    entries = [:]
+    let names: [String]
+    do {
+      names = try dock.state.readerKeys.names()
+    } catch {
+      Log.error("remote readers: \(error)")
+      return
+    }
+    for name in names { startReader(name) }
+  }
+
+  /// Enrols reader `name` with a new key and starts it; returns the key for the node.
+  func enroll(_ name: String) throws -> ReaderKey {
+    guard let key = ReaderKey.generate() else { throw RemoteReaderError.noRandomness }
+    try dock.state.readerKeys.create(name, key: key.hex)
+    Log.notice("remote reader \(name) enrolled")
+    startReader(name)
+    return key
+  }
+
+  /// Stops reader `name` and removes its key; false when it was not enrolled.
+  func remove(_ name: String) throws -> Bool {
+    let removed = try dock.state.readerKeys.remove(name)
+    if let entry = entries.removeValue(forKey: name) { entry.reader.requestStop() }
+    if removed { Log.notice("remote reader \(name) removed") }
+    onChange()
+    return removed
+  }
+
+  private func startReader(_ name: String) {
+    generation += 1
+    let current = generation
+    let key: ReaderKey
+    do {
+      guard let text = try dock.state.readerKeys.read(name), let parsed = ReaderKey(hex: text) else {
+        entries[name] = Entry(
+          reader: InertReader(), generation: current,
+          health: DeviceHealth(
+            .reader, state: .fault,
+            detail:
+              "\(name): its key file is not 64 hex digits; run 'sudo puckctl reader rm \(name)' and add it again"
+          ))
+        return
+      }
+      key = parsed
+    } catch {
+      entries[name] = Entry(
+        reader: InertReader(), generation: current,
+        health: DeviceHealth(.reader, state: .fault, detail: "\(name): \(error)"))
+      return
+    }
+    let mqtt = dock.settings.config.mqtt
+    var broker = BrokerSettings(host: mqtt.host, port: mqtt.port)
+    broker.username = mqtt.username
+    broker.caFile = mqtt.caFile
+    if let file = mqtt.passwordFile {
+      broker.password = (try? DurableFile.read(file)).flatMap { $0 }.map {
+        String(decoding: $0.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
+      }
+    }
+    let configuration = RemoteTagReader.Configuration(name: name, key: key, dock: dockName, broker: broker)
+    let inbox = dock.loop.inbox
+    let reader = makeRemote(configuration) { event in
+      inbox.post(.remoteReader(name, event, generation: current))
+    }
+    entries[name] = Entry(
+      reader: reader, generation: current,
+      health: DeviceHealth(
+        .reader, state: .fault, detail: "\(name): waiting for the reader node (broker \(broker.address))"))
+    reader.start()
+    reader.setEnabled(polling)
+    onChange()
+  }
+
+  /// This dock's name among the docks a reader serves: `[mqtt] dock_name`, else the host name
+  /// made fit (lower case; what is not a letter, digit, `-` or `_` becomes `-`).
+  var dockName: String {
+    if let name = dock.settings.config.mqtt.dockName { return name }
+    var buffer = [UInt8](repeating: 0, count: 256)
+    gethostname(&buffer, buffer.count - 1)
+    let host = String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self).lowercased().prefix(32)
+    let fitted = String(
+      host.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "-" })
+    return fitted.isEmpty ? "dock" : fitted
+  }
+
+  /// Polls while a wake-up is open, a pairing or a rehearsal waits for a scan.
+  func setPolling(_ enabled: Bool) {
+    polling = enabled
+    for entry in entries.values { entry.reader.setEnabled(enabled) }
+  }
+
+  func received(_ event: TagReaderEvent, from name: String, generation: Int) {
+    guard var entry = entries[name], entry.generation == generation else { return }
+    switch event {
+    case .scanned(let uid, let fresh):
+      Log.info("reader \(name): tag \(uid.masked)\(fresh ? "" : " (was already on the reader)")")
+      onScan(uid, fresh)
+    case .removed:
+      Log.info("reader \(name): tag removed")
+    case .rejected(let why):
+      Log.warning("reader \(name): refused a message: \(why)")
+    case .health(let condition):
+      let reported = DeviceHealth(.reader, condition)
+      if reported != entry.health {
+        if reported.state == .ok {
+          Log.notice("reader \(reported.detail)")
+        } else {
+          Log.error("reader \(reported.detail)\(wakeUpIsOpen() ? " — the ring goes on" : "")")
+        }
+      }
+      entry.health = reported
+      entries[name] = entry
+      onChange()
+    }
+  }
+
+  /// Asks each reader for its health (before an alarm); a remote one answers with what it knows.
+  func checkHealth() {
+    for entry in entries.values { entry.reader.checkHealth() }
+  }
+
+  /// The health each reader has now ("heard 3 s ago" moves on between events).
+  func refresh() {
+    for (name, entry) in entries {
+      let current = DeviceHealth(.reader, entry.reader.health)
+      if current.state == entry.health.state { entries[name]?.health = current }
+    }
+  }
+
+  func stop() {
+    for entry in entries.values { entry.reader.stop() }
+  }
+}
+
+/// Why a reader could not be enrolled.
+enum RemoteReaderError: Error, CustomStringConvertible {
+  case noRandomness
+  var description: String { "the system's random generator failed; no key was made" }
+}
+
+/// Stands in for a remote reader whose key cannot be used: it does nothing, and its health
+/// (kept by `RemoteReaders`) says why.
+private final class InertReader: TagReader {
+  func start() {}
+  func start(after previous: (any TagReader)?) { previous?.requestStop() }
+  func requestStop() {}
+  func setEnabled(_ enabled: Bool) {}
+  func checkHealth() {}
+  func checkProgress() -> DeviceCondition? { nil }
+  var health: DeviceCondition { DeviceCondition(.fault, "not started") }
+  func stop() {}
+}

@@ -1,0 +1,198 @@
+import PuckCore
+import PuckSystem
+import Synchronization
+
+/// The reader node's work (`puck-reader`, docs/DESIGN.md M1–M5): the same libnfc reader as the
+/// dock's, with its field off until some dock it serves wants it (a signed `want`, repeated by
+/// the dock and forgotten after `RemoteSequence.window`), and every arrival, removal and health
+/// change published signed with the reader's key. A heartbeat repeats the health every
+/// `heartbeat`; the broker publishes the node's last will (`offline`) if it vanishes.
+///
+/// Synchronisation: `Sendable` without `@unchecked`: the state is in a `Mutex`, taken briefly
+/// from libmosquitto's thread, the reader's thread and the heartbeat thread.
+public final class ReaderNode: Sendable {
+  public struct Configuration: Sendable {
+    public var name: String
+    public var key: ReaderKey
+    public var broker: BrokerSettings
+    /// The libnfc connstring; nil: the first reader libnfc finds.
+    public var connstring: String?
+    public var heartbeat: Duration = .seconds(10)
+
+    public init(name: String, key: ReaderKey, broker: BrokerSettings, connstring: String?) {
+      self.name = name
+      self.key = key
+      self.broker = broker
+      self.connstring = connstring
+    }
+  }
+
+  private struct Want: Sendable {
+    var sequence = RemoteSequence()
+    var poll = false
+    var heardAt = ContinuousClock.now
+  }
+
+  private struct State: Sendable {
+    var wants: [String: Want] = [:]
+    var polling = false
+    var seq: UInt64 = 0
+    var health = DeviceCondition(.fault, "the reader has not been opened yet")
+  }
+
+  private let configuration: Configuration
+  private let boot = ReaderKey.randomID()
+  private let state = Mutex(State())
+  private let log: @Sendable (_ level: Int, _ message: String) -> Void
+  private let wallMilliseconds: @Sendable () -> Int64
+  private let connection: MQTTConnection
+  private let readerBox = Mutex<(any TagReader)?>(nil)
+  private let thread: DeadlineThread?
+
+  /// A node; `makeReader` makes its tag reader (libnfc's by default), `log` takes syslog levels.
+  public init(
+    _ configuration: Configuration,
+    makeReader: @escaping @Sendable (String?, @escaping @Sendable (TagReaderEvent) -> Void) -> any TagReader =
+      {
+        NFCTagReader(configuration: .init(connstring: $0), onEvent: $1)
+      },
+    wallMilliseconds: @escaping @Sendable () -> Int64 = RemoteTagReader.systemWallMilliseconds,
+    log: @escaping @Sendable (Int, String) -> Void
+  ) throws(MQTTError) {
+    self.configuration = configuration
+    self.log = log
+    self.wallMilliseconds = wallMilliseconds
+    let name = configuration.name
+    let box = Mutex<ReaderNode?>(nil)
+    connection = try MQTTConnection(
+      clientID: "puck-reader-\(name)-\(boot.prefix(6))", settings: configuration.broker,
+      will: .init(topic: RemoteTopic.presence(name), payload: Array("offline".utf8)),
+      subscriptions: [RemoteTopic.wants(name)]
+    ) { event in box.withLock { $0 }?.received(event) }
+    thread = try? DeadlineThread()
+    box.withLock { $0 = self }
+    let reader = makeReader(configuration.connstring) { [weak self] event in self?.readerSaid(event) }
+    readerBox.withLock { $0 = reader }
+  }
+
+  /// Opens the reader and connects to the broker.
+  public func start() throws(MQTTError) {
+    readerBox.withLock { $0 }?.start()
+    try connection.start()
+    try? thread?.start { [weak self] in self?.tick() }
+  }
+
+  /// Marks the node offline, closes the connection and the reader.
+  public func stop() {
+    thread?.stop()
+    connection.publish(RemoteTopic.presence(configuration.name), Array("offline".utf8), retain: true)
+    connection.stop()
+    readerBox.withLock { $0 }?.stop()
+  }
+
+  /// Whether some dock wants the field on now.
+  public var isPolling: Bool { state.withLock { $0.polling } }
+
+  private func received(_ event: MQTTConnection.Event) {
+    switch event {
+    case .connected:
+      log(5, "connected to the broker \(configuration.broker.address)")
+      connection.publish(RemoteTopic.presence(configuration.name), Array("online".utf8), retain: true)
+      publishHealth()
+    case .disconnected(let why):
+      log(3, "broker \(configuration.broker.address): \(why); trying again")
+    case .message(_, let payload):
+      takeWant(payload)
+    }
+  }
+
+  private func takeWant(_ payload: [UInt8]) {
+    let key = configuration.key
+    let name = configuration.name
+    do throws(RemoteMessageError) {
+      let message = try RemoteFrame.open(payload) { reader in
+        reader == name ? { body, mac in key.verify(body, mac: mac) } : nil
+      }
+      guard message.kind == .want, let dock = message.dock, RemoteTopic.isValidName(dock) else { return }
+      let now = wallMilliseconds()
+      let refusal = state.withLock { state -> RemoteMessageError? in
+        var want = state.wants[dock] ?? Want()
+        do throws(RemoteMessageError) {
+          try want.sequence.admit(message, now: now)
+        } catch {
+          return error
+        }
+        want.poll = message.poll ?? false
+        want.heardAt = .now
+        state.wants[dock] = want
+        return nil
+      }
+      if let refusal { throw refusal }
+    } catch {
+      // A retained want from before a restart is stale by design; only say so at debug level.
+      if case .stale = error { return }
+      log(4, "refused a message: \(error)")
+    }
+    applyPolling()
+  }
+
+  /// The field is on while any dock's fresh want says so.
+  private func applyPolling() {
+    let window = Duration.milliseconds(RemoteSequence.window)
+    let (changed, polling) = state.withLock { state -> (Bool, Bool) in
+      let polling = state.wants.values.contains { $0.poll && ContinuousClock.now - $0.heardAt <= window }
+      defer { state.polling = polling }
+      return (polling != state.polling, polling)
+    }
+    guard changed else { return }
+    log(6, polling ? "a dock wants the reader: polling" : "no dock wants the reader: field off")
+    readerBox.withLock { $0 }?.setEnabled(polling)
+  }
+
+  private func readerSaid(_ event: TagReaderEvent) {
+    switch event {
+    case .scanned(let uid, let fresh):
+      log(6, "tag \(uid.masked)\(fresh ? "" : " (was already on the reader)")")
+      publish(.arrived) { message in
+        message.uid = uid
+        message.fresh = fresh
+      }
+    case .removed:
+      publish(.removed) { _ in }
+    case .health(let condition):
+      let changed = state.withLock { state in
+        defer { state.health = condition }
+        return state.health != condition
+      }
+      if changed { log(condition.state == .ok ? 5 : 3, "reader: \(condition.detail)") }
+      publishHealth()
+    case .rejected: break
+    }
+  }
+
+  private func publishHealth() {
+    let health = state.withLock { $0.health }
+    publish(.health) { message in
+      message.state = health.state == .ok ? "ok" : "fault"
+      message.detail = health.detail
+    }
+  }
+
+  private func publish(_ kind: RemoteMessage.Kind, _ fill: (inout RemoteMessage) -> Void) {
+    let seq = state.withLock { state in
+      state.seq += 1
+      return state.seq
+    }
+    var message = RemoteMessage(
+      reader: configuration.name, boot: boot, seq: seq, sentAt: wallMilliseconds(), kind: kind)
+    fill(&message)
+    let key = configuration.key
+    connection.publish(RemoteTopic.events(configuration.name), RemoteFrame.seal(message, sign: key.sign))
+  }
+
+  private func tick() -> MonotonicInstant? {
+    applyPolling()
+    publishHealth()
+    return .now() + configuration.heartbeat
+  }
+}

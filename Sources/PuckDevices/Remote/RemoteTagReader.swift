@@ -1,0 +1,245 @@
+import Glibc
+import PuckCore
+import PuckSystem
+import Synchronization
+
+/// A reader on another machine (docs/DESIGN.md M1–M5): a reader node (`puck-reader`) polls
+/// its own PN532 and publishes signed events through the MQTT broker; this side takes only
+/// those signed with the reader's key, fresh and not seen before, and reports them like a
+/// local reader. It tells the node when this dock wants polling (a signed, retained `want`,
+/// repeated every `heartbeat`), and reports the node unreachable when its last will says so or
+/// nothing signed came for `silence`.
+///
+/// Synchronisation: `Sendable` without `@unchecked`: the state is in a `Mutex`; libmosquitto's
+/// thread and the heartbeat thread only lock it briefly; events are emitted outside the lock.
+public final class RemoteTagReader: TagReader {
+  public struct Configuration: Sendable {
+    /// The reader's enrolled name (`kitchen`).
+    public var name: String
+    public var key: ReaderKey
+    /// This dock's name, unique among the docks the node serves.
+    public var dock: String
+    public var broker: BrokerSettings
+    /// How often the want is repeated (the node forgets a want after `RemoteSequence.window`).
+    public var heartbeat: Duration = .seconds(10)
+    /// No signed word from the node for this long: it is reported unreachable.
+    public var silence: Duration = .seconds(30)
+
+    public init(name: String, key: ReaderKey, dock: String, broker: BrokerSettings) {
+      self.name = name
+      self.key = key
+      self.dock = dock
+      self.broker = broker
+    }
+  }
+
+  private struct State: Sendable {
+    var connection: MQTTConnection?
+    var sequence = RemoteSequence()
+    var polling = false
+    var seq: UInt64 = 0
+    var health: DeviceCondition
+    /// When a signed message last came (CLOCK_MONOTONIC), nil before the first.
+    var lastHeard: ContinuousClock.Instant?
+    var nodeHealth: DeviceCondition?
+    var brokerProblem: String?
+    var nodeOffline = false
+    var stopped = false
+  }
+
+  private let configuration: Configuration
+  private let onEvent: @Sendable (TagReaderEvent) -> Void
+  private let wallMilliseconds: @Sendable () -> Int64
+  private let boot = ReaderKey.randomID()
+  private let state: Mutex<State>
+  private let thread: DeadlineThread?
+
+  /// A remote reader; nothing happens until `start()`. `wallMilliseconds` is the wall clock in
+  /// Unix milliseconds (the freshness window is measured on it).
+  public init(
+    _ configuration: Configuration,
+    wallMilliseconds: @escaping @Sendable () -> Int64 = RemoteTagReader.systemWallMilliseconds,
+    onEvent: @escaping @Sendable (TagReaderEvent) -> Void
+  ) {
+    self.configuration = configuration
+    self.onEvent = onEvent
+    self.wallMilliseconds = wallMilliseconds
+    state = Mutex(
+      State(
+        health: DeviceCondition(
+          .fault,
+          "\(configuration.name): waiting for the reader node (broker \(configuration.broker.address))")))
+    thread = try? DeadlineThread()
+  }
+
+  /// `CLOCK_REALTIME` in Unix milliseconds.
+  @Sendable public static func systemWallMilliseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+  }
+
+  public func start() { start(after: nil) }
+
+  public func start(after previous: (any TagReader)?) {
+    previous?.requestStop()
+    let name = configuration.name
+    do throws(MQTTError) {
+      let connection = try MQTTConnection(
+        clientID: "puckd-\(configuration.dock)-\(name)-\(boot.prefix(6))", settings: configuration.broker,
+        subscriptions: [RemoteTopic.events(name), RemoteTopic.presence(name)]
+      ) { [weak self] event in self?.received(event) }
+      state.withLock { $0.connection = connection }
+      try connection.start()
+    } catch {
+      update { $0.brokerProblem = "\(error)" }
+    }
+    try? thread?.start { [weak self] in self?.tick() }
+  }
+
+  public func requestStop() {
+    _ = DetachedThread.start { [self] in self.stop() }
+  }
+
+  public func setEnabled(_ enabled: Bool) {
+    state.withLock { $0.polling = enabled }
+    publishWant()
+  }
+
+  public func checkHealth() {
+    onEvent(.health(health))
+  }
+
+  public func checkProgress() -> DeviceCondition? { nil }
+
+  public var health: DeviceCondition {
+    let (health, lastHeard) = state.withLock { ($0.health, $0.lastHeard) }
+    guard health.state == .ok, let lastHeard else { return health }
+    let seconds = (ContinuousClock.now - lastHeard).components.seconds
+    return DeviceCondition(.ok, "\(health.detail) (heard \(seconds) s ago)")
+  }
+
+  public func stop() {
+    let connection = state.withLock { state -> MQTTConnection? in
+      guard !state.stopped else { return nil }
+      state.stopped = true
+      state.polling = false
+      return state.connection
+    }
+    guard let connection else { return }
+    thread?.stop()
+    publishWant(on: connection)
+    connection.stop()
+  }
+
+  // MARK: - Both threads
+
+  private func received(_ event: MQTTConnection.Event) {
+    switch event {
+    case .connected:
+      update { $0.brokerProblem = nil }
+      publishWant()
+    case .disconnected(let why):
+      update { $0.brokerProblem = why }
+    case .message(let topic, let payload):
+      if topic == RemoteTopic.presence(configuration.name) {
+        let offline = payload == Array("offline".utf8)
+        update { $0.nodeOffline = offline }
+      } else {
+        take(payload, topic: topic)
+      }
+    }
+  }
+
+  private func take(_ payload: [UInt8], topic: String) {
+    let key = configuration.key
+    let name = configuration.name
+    let message: RemoteMessage
+    do throws(RemoteMessageError) {
+      message = try RemoteFrame.open(payload) { reader in
+        reader == name ? { body, mac in key.verify(body, mac: mac) } : nil
+      }
+      guard message.kind != .want else { return }
+      let now = wallMilliseconds()
+      let refusal = state.withLock { state -> RemoteMessageError? in
+        do throws(RemoteMessageError) {
+          try state.sequence.admit(message, now: now)
+          return nil
+        } catch {
+          return error
+        }
+      }
+      if let refusal { throw refusal }
+    } catch {
+      onEvent(.rejected(error.description))
+      return
+    }
+    update { state in
+      state.lastHeard = .now
+      state.nodeOffline = false
+      if message.kind == .health {
+        state.nodeHealth = DeviceCondition(message.state == "ok" ? .ok : .fault, message.detail ?? "")
+      }
+    }
+    switch message.kind {
+    case .arrived:
+      guard let uid = message.uid else { return }
+      onEvent(.scanned(uid, fresh: message.fresh ?? false))
+    case .removed: onEvent(.removed)
+    case .health, .want: break
+    }
+  }
+
+  /// The heartbeat thread: repeats the want and notices silence.
+  private func tick() -> MonotonicInstant? {
+    publishWant()
+    update { _ in }
+    return .now() + configuration.heartbeat
+  }
+
+  private func publishWant(on given: MQTTConnection? = nil) {
+    let (connection, poll, seq) = state.withLock { state -> (MQTTConnection?, Bool, UInt64) in
+      state.seq += 1
+      return (given ?? (state.stopped ? nil : state.connection), state.polling, state.seq)
+    }
+    guard let connection else { return }
+    var message = RemoteMessage(
+      reader: configuration.name, boot: boot, seq: seq, sentAt: wallMilliseconds(), kind: .want)
+    message.dock = configuration.dock
+    message.poll = poll
+    let key = configuration.key
+    connection.publish(
+      RemoteTopic.want(configuration.name, dock: configuration.dock),
+      RemoteFrame.seal(message, sign: key.sign),
+      retain: true)
+  }
+
+  /// Changes the state and recomputes the health; reports it when it changed.
+  private func update(_ change: (inout State) -> Void) {
+    let name = configuration.name
+    let silence = configuration.silence
+    let broker = configuration.broker.address
+    let changed = state.withLock { state -> DeviceCondition? in
+      change(&state)
+      let health: DeviceCondition
+      if let problem = state.brokerProblem {
+        health = DeviceCondition(.fault, "\(name): cannot reach the MQTT broker \(broker): \(problem)")
+      } else if state.nodeOffline {
+        health = DeviceCondition(
+          .fault, "\(name): the reader node is offline (its last will); check its power and Wi-Fi")
+      } else if let lastHeard = state.lastHeard, ContinuousClock.now - lastHeard > silence {
+        let seconds = (ContinuousClock.now - lastHeard).components.seconds
+        health = DeviceCondition(
+          .fault, "\(name): no word from the reader node for \(seconds) s; check its power and Wi-Fi")
+      } else if let node = state.nodeHealth {
+        health = DeviceCondition(node.state, "\(name): \(node.detail)")
+      } else {
+        health = state.health
+      }
+      guard health != state.health else { return nil }
+      state.health = health
+      return health
+    }
+    if let changed { onEvent(.health(changed)) }
+  }
+}
