@@ -146,6 +146,9 @@ install: $(DEPLOY_DIR)/puckd.conf
 	  $(DESTDIR)$(SBINDIR)/puckd $(DESTDIR)$(BINDIR)/puckctl $(DESTDIR)$(BINDIR)/puck-reader
 	sed -e 's|/usr/sbin/puckd|$(SBINDIR)/puckd|' systemd/puckd.service > $(DESTDIR)$(UNITDIR)/puckd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/puckd.service
+	sed -e 's|/usr/bin/puck-reader|$(BINDIR)/puck-reader|' systemd/puck-reader.service > $(DESTDIR)$(UNITDIR)/puck-reader.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/puck-reader.service
+	install -m 0644 systemd/puckd-remote-readers.conf $(DESTDIR)$(DOCDIR)/puckd-remote-readers.conf
 	install -m 0644 udev/60-puckalarm.rules $(DESTDIR)$(UDEVRULESDIR)/60-puckalarm.rules
 	install -m 0644 systemd/puckalarm.sysusers $(DESTDIR)$(SYSUSERSDIR)/puckalarm.conf
 	install -m 0644 systemd/puckalarm.tmpfiles $(DESTDIR)$(TMPFILESDIR)/puckalarm.conf
@@ -170,7 +173,7 @@ install: $(DEPLOY_DIR)/puckd.conf
 uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl disable --now puckd.service 2>/dev/null || true; fi
 	rm -f $(DESTDIR)$(SBINDIR)/puckd $(DESTDIR)$(BINDIR)/puckctl $(DESTDIR)$(BINDIR)/puck-reader \
-	  $(DESTDIR)$(UNITDIR)/puckd.service \
+	  $(DESTDIR)$(UNITDIR)/puckd.service $(DESTDIR)$(UNITDIR)/puck-reader.service \
 	  $(DESTDIR)$(UDEVRULESDIR)/60-puckalarm.rules $(DESTDIR)$(SYSUSERSDIR)/puckalarm.conf \
 	  $(DESTDIR)$(TMPFILESDIR)/puckalarm.conf $(DESTDIR)$(MANDIR)/man8/puckd.8.gz \
 	  $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz

@@ -43,13 +43,32 @@ final class Broker {
     self.process = nil
   }
 
-  /// Publishes `payload` on `topic` as an ordinary client would (`mosquitto_pub`).
-  func publish(_ topic: String, _ payload: [UInt8]) throws {
+  /// Publishes `payload` on `topic` as an ordinary client would (`mosquitto_pub`), with an
+  /// account when given; returns what it printed and its exit status.
+  @discardableResult
+  func publish(_ topic: String, _ payload: [UInt8], as account: (user: String, password: String)? = nil) throws
+    -> ProcessResult
+  {
     let file = directory.appendingPathComponent("payload-\(UUID().uuidString.prefix(6))")
     try Data(payload).write(to: file)
-    let result = try runExternal(
-      "/usr/bin/mosquitto_pub", ["-p", "\(port)", "-q", "1", "-t", topic, "-f", file.path])
-    guard result.status == 0 else { throw HarnessError("mosquitto_pub: \(result.stderr)") }
+    var arguments = ["-p", "\(port)", "-q", "1", "-t", topic, "-f", file.path]
+    if let account { arguments += ["-u", account.user, "-P", account.password] }
+    return try runExternal("/usr/bin/mosquitto_pub", arguments)
+  }
+
+  /// A broker with accounts (`mosquitto_passwd`) and per-client ACLs, as the README shows.
+  static func secured(accounts: [String: String], acl: String) throws -> Broker {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("acl-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let passwords = directory.appendingPathComponent("passwd").path
+    _ = FileManager.default.createFile(atPath: passwords, contents: nil)
+    for (user, password) in accounts {
+      let made = try runExternal("/usr/bin/mosquitto_passwd", ["-b", passwords, user, password])
+      guard made.status == 0 else { throw HarnessError("mosquitto_passwd: \(made.stderr)") }
+    }
+    let aclFile = directory.appendingPathComponent("acl").path
+    try acl.write(toFile: aclFile, atomically: true, encoding: .utf8)
+    return try Broker(config: "allow_anonymous false\npassword_file \(passwords)\nacl_file \(aclFile)\n")
   }
 
   private static func accepts(_ port: Int) -> Bool {
@@ -90,11 +109,10 @@ final class ReaderNodeProcess {
   private let arguments: [String]
   private var process: Process?
 
-  init(name: String, keyFile: String, broker: Broker, connstring: String) {
+  init(name: String, keyFile: String, broker: Broker, connstring: String, extra: [String] = []) {
     logPath = broker.directory.appendingPathComponent("node-\(name).log").path
-    arguments = [
-      "--name", name, "--key-file", keyFile, "--broker", "127.0.0.1:\(broker.port)", "--reader", connstring,
-    ]
+    arguments =
+      ["--name", name, "--key-file", keyFile, "--broker", "127.0.0.1:\(broker.port)", "--reader", connstring] + extra
   }
 
   deinit { stop(signal: SIGKILL) }

@@ -16,15 +16,27 @@ private final class KitchenRig {
   let node: ReaderNodeProcess
   let key: ReaderKey
 
-  init() throws {
-    broker = try Broker()
+  /// A rig on `broker` (an open one by default); `accounts` gives the dock (`bedroom`) and the
+  /// node (`kitchen`) their broker accounts.
+  init(broker: Broker? = nil, accounts: [String: String]? = nil) throws {
+    self.broker = try broker ?? Broker()
+    let broker = self.broker
     let link = FileManager.default.temporaryDirectory.appendingPathComponent(
       "pn532-\(UUID().uuidString.prefix(8))"
     ).path
     emulator = try PN532Emulator(linkPath: link)
-    dock = try DaemonHarness(
-      simulate: false,
-      config: "[reader]\ndevice = none\n[mqtt]\nport = \(broker.port)\ndock_name = bedroom\n", audio: false)
+    var mqtt = "[mqtt]\nport = \(broker.port)\ndock_name = bedroom\n"
+    var nodeAccount: [String] = []
+    if let accounts {
+      for (user, password) in accounts {
+        let file = broker.directory.appendingPathComponent("\(user).password").path
+        _ = FileManager.default.createFile(
+          atPath: file, contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        if user == "bedroom" { mqtt += "username = bedroom\npassword_file = \(file)\n" }
+        if user == "kitchen" { nodeAccount = ["--username", "kitchen", "--password-file", file] }
+      }
+    }
+    dock = try DaemonHarness(simulate: false, config: "[reader]\ndevice = none\n" + mqtt, audio: false)
     try dock.start()
     let added = try dock.ctl("reader", "add", "kitchen")
     guard added.status == 0,
@@ -36,7 +48,7 @@ private final class KitchenRig {
     _ = FileManager.default.createFile(
       atPath: keyFile, contents: Data((hex + "\n").utf8), attributes: [.posixPermissions: 0o600])
     node = ReaderNodeProcess(
-      name: "kitchen", keyFile: keyFile, broker: broker, connstring: "pn532_uart:\(link)")
+      name: "kitchen", keyFile: keyFile, broker: broker, connstring: "pn532_uart:\(link)", extra: nodeAccount)
     try node.start()
     try waitForReader("ok")
   }
@@ -193,6 +205,39 @@ struct RemoteReaderTests {
     usleep(800_000)
     try rig.present(pairedBytes)
     try waitUntil(timeout: 5, "the wake-up closes") { try rig.dock.guards().isEmpty }
+  }
+
+  @Test("with the README's accounts and ACLs: no anonymous client, and an account without rights cannot reach the dock")
+  func brokerACLs() throws {
+    let accounts = ["bedroom": "dock-secret", "kitchen": "node-secret", "guest": "guest-secret"]
+    let broker = try Broker.secured(accounts: accounts, acl: try Self.readmeACL())
+    let rig = try KitchenRig(broker: broker, accounts: accounts)
+    try rig.pair()
+    try rig.ring()
+    let topic = RemoteTopic.events("kitchen")
+    // Signed with the kitchen's key: it would end the wake-up if the broker let it through.
+    let anonymous = try broker.publish(topic, rig.signed(.arrived, boot: "1111111111111111"))
+    #expect(anonymous.status != 0, "an anonymous client is refused: \(anonymous.stderr)")
+    let heard = rig.dock.log.components(separatedBy: "reader kitchen: tag").count
+    try broker.publish(
+      topic, rig.signed(.arrived, boot: "2222222222222222"), as: (user: "guest", password: "guest-secret"))
+    usleep(1_500_000)
+    #expect(rig.dock.log.components(separatedBy: "reader kitchen: tag").count == heard, "the broker dropped it")
+    #expect(try rig.dock.isRinging())
+    // The node, with its own account, still ends it.
+    try rig.present(pairedBytes)
+    try waitUntil(timeout: 5, "the wake-up closes") { try rig.dock.guards().isEmpty }
+  }
+
+  /// The ACL file of the README's Mosquitto section, read from the README itself.
+  static func readmeACL() throws -> String {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    guard let start = readme.range(of: "# /etc/mosquitto/puckalarm.acl\n"),
+      let end = readme.range(of: "```", range: start.upperBound..<readme.endIndex)
+    else { throw HarnessError("the README has no '# /etc/mosquitto/puckalarm.acl' block") }
+    return String(readme[start.upperBound..<end.lowerBound])
   }
 
   @Test("the broker restarted mid-wake-up: dock and node reconnect by themselves, the scan works")
