@@ -46,7 +46,8 @@ final class Broker {
   /// Publishes `payload` on `topic` as an ordinary client would (`mosquitto_pub`), with an
   /// account when given; returns what it printed and its exit status.
   @discardableResult
-  func publish(_ topic: String, _ payload: [UInt8], as account: (user: String, password: String)? = nil) throws
+  func publish(_ topic: String, _ payload: [UInt8], as account: (user: String, password: String)? = nil)
+    throws
     -> ProcessResult
   {
     let file = directory.appendingPathComponent("payload-\(UUID().uuidString.prefix(6))")
@@ -58,7 +59,8 @@ final class Broker {
 
   /// A broker with accounts (`mosquitto_passwd`) and per-client ACLs, as the README shows.
   static func secured(accounts: [String: String], acl: String) throws -> Broker {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("acl-\(UUID().uuidString.prefix(8))")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "acl-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let passwords = directory.appendingPathComponent("passwd").path
     _ = FileManager.default.createFile(atPath: passwords, contents: nil)
@@ -112,7 +114,8 @@ final class ReaderNodeProcess {
   init(name: String, keyFile: String, broker: Broker, connstring: String, extra: [String] = []) {
     logPath = broker.directory.appendingPathComponent("node-\(name).log").path
     arguments =
-      ["--name", name, "--key-file", keyFile, "--broker", "127.0.0.1:\(broker.port)", "--reader", connstring] + extra
+      ["--name", name, "--key-file", keyFile, "--broker", "127.0.0.1:\(broker.port)", "--reader", connstring]
+      + extra
   }
 
   deinit { stop(signal: SIGKILL) }

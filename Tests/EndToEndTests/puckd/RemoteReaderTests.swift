@@ -207,7 +207,9 @@ struct RemoteReaderTests {
     try waitUntil(timeout: 5, "the wake-up closes") { try rig.dock.guards().isEmpty }
   }
 
-  @Test("with the README's accounts and ACLs: no anonymous client, and an account without rights cannot reach the dock")
+  @Test(
+    "with the README's accounts and ACLs: no anonymous client, and an account without rights cannot reach the dock"
+  )
   func brokerACLs() throws {
     let accounts = ["bedroom": "dock-secret", "kitchen": "node-secret", "guest": "guest-secret"]
     let broker = try Broker.secured(accounts: accounts, acl: try Self.readmeACL())
@@ -222,7 +224,8 @@ struct RemoteReaderTests {
     try broker.publish(
       topic, rig.signed(.arrived, boot: "2222222222222222"), as: (user: "guest", password: "guest-secret"))
     usleep(1_500_000)
-    #expect(rig.dock.log.components(separatedBy: "reader kitchen: tag").count == heard, "the broker dropped it")
+    #expect(
+      rig.dock.log.components(separatedBy: "reader kitchen: tag").count == heard, "the broker dropped it")
     #expect(try rig.dock.isRinging())
     // The node, with its own account, still ends it.
     try rig.present(pairedBytes)

@@ -12,7 +12,9 @@ import Testing
   }
   private static func verify32(_ body: [UInt8], _ mac: [UInt8]) -> Bool { mac == sign32(body) }
 
-  private func message(_ kind: RemoteMessage.Kind = .arrived, boot: String = "aa", seq: UInt64 = 1, at: Int64 = 1_000_000)
+  private func message(
+    _ kind: RemoteMessage.Kind = .arrived, boot: String = "aa", seq: UInt64 = 1, at: Int64 = 1_000_000
+  )
     -> RemoteMessage
   {
     var message = RemoteMessage(reader: "kitchen", boot: boot, seq: seq, sentAt: at, kind: kind)
@@ -87,12 +89,14 @@ import Testing
       try sequence.admit(message(at: window + 1), now: 0)
     }
     try sequence.admit(message(at: 0), now: window)
-    #expect(RemoteMessageError.stale(reader: "kitchen", byMilliseconds: 45_000).description.contains("45.0 s old"))
+    #expect(
+      RemoteMessageError.stale(reader: "kitchen", byMilliseconds: 45_000).description.contains("45.0 s old"))
   }
 
   @Test(arguments: [
     ("kitchen", true), ("hall-2", true), ("a_b", true), ("", false), ("Kitchen", false), ("a/b", false),
-    ("a+", false), ("#", false), (String(repeating: "a", count: 33), false), (String(repeating: "a", count: 32), true),
+    ("a+", false), ("#", false), (String(repeating: "a", count: 33), false),
+    (String(repeating: "a", count: 32), true),
   ])
   func namesAreSafeInTopicsAndFileNames(name: String, valid: Bool) {
     #expect(RemoteTopic.isValidName(name) == valid)
