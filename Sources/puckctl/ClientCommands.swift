@@ -68,7 +68,15 @@ struct ClientCommands {
       let reply = try client.send(.test(seconds: seconds, scanSeconds: scanSeconds), progress: printProgress)
       return report(reply)
     case .acknowledge: return try simple(.acknowledge)
-    case .readerAdd: return try simple(.readerAdd(try readerName(args)))
+    case .readerAdd:
+      var key: String?
+      if args.flag("key-stdin") {
+        key = readLine().map { String($0.filter { !$0.isWhitespace }).lowercased() }
+        guard let key, key.count == 64, key.allSatisfy(\.isHexDigit) else {
+          throw UsageError("--key-stdin: give the 64 hex digits another dock's 'reader add' printed on standard input")
+        }
+      }
+      return try simple(.readerAdd(try readerName(args), key: key))
     case .readerRemove: return try simple(.readerRemove(try readerName(args)))
     case .readerList: return try simple(.readerList)
     }

@@ -190,13 +190,16 @@ extension CommandName {
       )
     case .readerAdd:
       return CommandSpec(
-        name: self, words: ["reader", "add"], role: .root, operand: .readerName, options: [],
-        synopsis: "reader add NAME", summary: "enrol a remote reader and print its key (root)",
+        name: self, words: ["reader", "add"], role: .root, operand: .readerName,
+        options: [CommandOption("key-stdin", .flag)],
+        synopsis: "reader add NAME [--key-stdin]", summary: "enrol a remote reader and print its key (root)",
         help: """
-          usage: sudo puckctl reader add NAME
+          usage: sudo puckctl reader add NAME [--key-stdin]
           Enrols a reader node (a second board with a PN532, through the [mqtt] broker) under NAME
           (1-32 of a-z 0-9 - _), makes its key and prints what to install on the node. Scans it
-          signs with that key can end a wake-up from then on.
+          signs with that key can end a wake-up from then on. --key-stdin takes the key another
+          dock made for the same node (64 hex digits on standard input) instead of a new one, so
+          two docks share one reader node.
           """)
     case .readerRemove:
       return CommandSpec(

@@ -121,8 +121,9 @@ public enum ControlCommand: Hashable, Sendable {
   case test(seconds: Int, scanSeconds: Int = CommandTable.testScanSeconds.defaultValue ?? 30)
   /// Clear the state problems status shows (corrupt files kept aside).
   case acknowledge
-  /// Enrol a remote reader under a name and make its key.
-  case readerAdd(String)
+  /// Enrol a remote reader under a name with a new key, or with the key another dock made for
+  /// the same node (64 lower-case hex digits).
+  case readerAdd(String, key: String? = nil)
   /// Remove a remote reader and its key.
   case readerRemove(String)
   /// The remote readers and their health.

@@ -21,6 +21,8 @@ public enum ControlWire {
     var uid: String?
     /// `reader.add`, `reader.rm`: the reader's name.
     var reader: String?
+    /// `reader.add`: the key another dock made for the node, to share it.
+    var key: String?
     var limit: Int?
     /// `history`: a cursor from an earlier reply's `nextBefore`.
     var before: Int?
@@ -78,7 +80,10 @@ public enum ControlWire {
     var request = Request(v: version, command: command.name)
     switch command {
     case .status, .unpair, .alarmList, .stop, .override, .acknowledge, .readerList: break
-    case .readerAdd(let name), .readerRemove(let name): request.reader = name
+    case .readerAdd(let name, let key):
+      request.reader = name
+      request.key = key
+    case .readerRemove(let name): request.reader = name
     case .overrideCancel: request.cancel = true
     case .pair(let timeout): request.seconds = timeout
     case .alarmAdd(let draft):
@@ -221,7 +226,12 @@ public enum ControlWire {
         seconds: try integer(request.seconds, CommandTable.testSeconds),
         scanSeconds: try integer(request.scanSeconds, CommandTable.testScanSeconds))
     case .acknowledge: return .acknowledge
-    case .readerAdd: return .readerAdd(try readerName())
+    case .readerAdd:
+      let key = request.key?.lowercased()
+      if let key, key.utf8.count != 64 || !key.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+        throw ControlFailure(.badRequest, "reader.add: a key is 64 hex digits")
+      }
+      return .readerAdd(try readerName(), key: key)
     case .readerRemove: return .readerRemove(try readerName())
     case .readerList: return .readerList
     }

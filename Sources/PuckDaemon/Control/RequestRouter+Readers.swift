@@ -1,9 +1,10 @@
 import Glibc
 import PuckCore
+import PuckDevices
 
 /// `puckctl reader add|rm|list`: enrolling the remote readers (docs/DESIGN.md M1).
 extension RequestRouter {
-  func addReader(_ name: String, client: ControlServer.Client) {
+  func addReader(_ name: String, key given: String?, client: ControlServer.Client) {
     guard !remoteReaders.names.contains(name) else {
       client.send(
         .failure(
@@ -14,7 +15,7 @@ extension RequestRouter {
       return
     }
     do {
-      let key = try remoteReaders.enroll(name)
+      let key = try remoteReaders.enroll(name, key: given.flatMap(ReaderKey.init(hex:)))
       let mqtt = dock.settings.config.mqtt
       client.send(
         .success(

@@ -98,7 +98,7 @@ final class RequestRouter {
     case .test(let seconds, let scanSeconds):
       rehearsal.start(seconds: seconds, scanSeconds: scanSeconds, client: client)
     case .acknowledge: acknowledge(client: client)
-    case .readerAdd(let name): addReader(name, client: client)
+    case .readerAdd(let name, let key): addReader(name, key: key, client: client)
     case .readerRemove(let name): removeReader(name, client: client)
     case .readerList: listReaders(client: client)
     }

@@ -53,9 +53,10 @@ final class RemoteReaders {
     for name in names { startReader(name) }
   }
 
-  /// Enrols reader `name` with a new key and starts it; returns the key for the node.
-  func enroll(_ name: String) throws -> ReaderKey {
-    guard let key = ReaderKey.generate() else { throw RemoteReaderError.noRandomness }
+  /// Enrols reader `name` with `key` (another dock's, shared) or a new one and starts it;
+  /// returns the key for the node.
+  func enroll(_ name: String, key given: ReaderKey? = nil) throws -> ReaderKey {
+    guard let key = given ?? ReaderKey.generate() else { throw RemoteReaderError.noRandomness }
     try dock.state.readerKeys.create(name, key: key.hex)
     Log.notice("remote reader \(name) enrolled")
     startReader(name)
@@ -159,9 +160,17 @@ final class RemoteReaders {
     }
   }
 
-  /// Asks each reader for its health (before an alarm); a remote one answers with what it knows.
+  /// The check before an alarm: asks each reader for its health and warns about every one that
+  /// cannot end the coming wake-up (status and `STATUS=` say it too, through the verdict).
   func checkHealth() {
-    for entry in entries.values { entry.reader.checkHealth() }
+    refresh()
+    for name in names {
+      guard let entry = entries[name] else { continue }
+      entry.reader.checkHealth()
+      if entry.health.state != .ok {
+        Log.warning("before the next alarm: remote reader \(name) is not working: \(entry.health.detail)")
+      }
+    }
   }
 
   /// The health each reader has now ("heard 3 s ago" moves on between events).

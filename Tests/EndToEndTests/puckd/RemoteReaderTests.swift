@@ -243,6 +243,33 @@ struct RemoteReaderTests {
     return String(readme[start.upperBound..<end.lowerBound])
   }
 
+  @Test("two docks share one reader node: the second takes the first's key, and one scan ends both wake-ups")
+  func twoDocksOneNode() throws {
+    let rig = try KitchenRig()
+    let guest = try DaemonHarness(
+      simulate: false, config: "[reader]\ndevice = none\n[mqtt]\nport = \(rig.broker.port)\ndock_name = guest\n",
+      audio: false)
+    try guest.start()
+    let shared = try guest.ctl(["reader", "add", "kitchen", "--key-stdin"], stdin: rig.key.hex + "\n")
+    #expect(shared.status == 0, "\(shared.stderr)")
+    #expect(shared.stdout.contains(rig.key.hex), "the same key")
+    try waitUntil(timeout: 15, "the guest dock hears the node") {
+      let devices = (try? guest.status()["devices"] as? [[String: Any]]) ?? []
+      return devices.contains { $0["name"] as? String == "reader" && $0["state"] as? String == "ok" }
+    }
+    // Both docks pair the same tag through the one node.
+    try rig.pair()
+    try guest.pair(through: rig)
+    try guest.addAlarm(inSeconds: 2)
+    try rig.ring()
+    try waitUntil(timeout: 8, "the guest dock rings too") { try guest.isRinging() }
+    try rig.present(pairedBytes)
+    try waitUntil(timeout: 5, "both wake-ups close") { try rig.dock.guards().isEmpty && guest.guards().isEmpty }
+    let bad = try guest.ctl(["reader", "add", "hall", "--key-stdin"], stdin: "not a key\n")
+    #expect(bad.status != 0)
+    #expect(bad.stderr.contains("64 hex digits"))
+  }
+
   @Test("the broker restarted mid-wake-up: dock and node reconnect by themselves, the scan works")
   func brokerRestarted() throws {
     let rig = try KitchenRig()
@@ -256,5 +283,25 @@ struct RemoteReaderTests {
     try rig.waitForReader("ok", timeout: 40)
     try rig.present(pairedBytes)
     try waitUntil(timeout: 5, "the wake-up closes") { try rig.dock.guards().isEmpty }
+  }
+}
+
+extension DaemonHarness {
+  /// Pairs the tag through `rig`'s kitchen node, as `KitchenRig.pair` does for its own dock.
+  fileprivate func pair(through rig: KitchenRig) throws {
+    let pairing = Process()
+    pairing.executableURL = Binaries.url("puckctl")
+    pairing.arguments = ["--socket", socketPath, "pair", "--timeout", "20s"]
+    pairing.standardOutput = FileHandle.nullDevice
+    try pairing.run()
+    try waitUntil(timeout: 5, "pairing waits") { self.log.contains("pairing: waiting") }
+    usleep(800_000)  // the node starts polling for this dock: a tag after the settled interval is fresh
+    for step in 0..<3 {
+      if step == 1 { rig.emulator.remove() } else { rig.emulator.present(uid: pairedBytes) }
+      usleep(700_000)
+    }
+    pairing.waitUntilExit()
+    guard pairing.terminationStatus == 0 else { throw HarnessError("pair exited \(pairing.terminationStatus)") }
+    rig.emulator.remove()
   }
 }
