@@ -73,7 +73,8 @@ struct ClientCommands {
       if args.flag("key-stdin") {
         key = readLine().map { String($0.filter { !$0.isWhitespace }).lowercased() }
         guard let key, key.count == 64, key.allSatisfy(\.isHexDigit) else {
-          throw UsageError("--key-stdin: give the 64 hex digits another dock's 'reader add' printed on standard input")
+          throw UsageError(
+            "--key-stdin: give the 64 hex digits another dock's 'reader add' printed on standard input")
         }
       }
       return try simple(.readerAdd(try readerName(args), key: key))

@@ -228,7 +228,10 @@ public enum ControlWire {
     case .acknowledge: return .acknowledge
     case .readerAdd:
       let key = request.key?.lowercased()
-      if let key, key.utf8.count != 64 || !key.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+      if let key,
+        key.utf8.count != 64
+          || !key.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+      {
         throw ControlFailure(.badRequest, "reader.add: a key is 64 hex digits")
       }
       return .readerAdd(try readerName(), key: key)

@@ -247,7 +247,8 @@ struct RemoteReaderTests {
   func twoDocksOneNode() throws {
     let rig = try KitchenRig()
     let guest = try DaemonHarness(
-      simulate: false, config: "[reader]\ndevice = none\n[mqtt]\nport = \(rig.broker.port)\ndock_name = guest\n",
+      simulate: false,
+      config: "[reader]\ndevice = none\n[mqtt]\nport = \(rig.broker.port)\ndock_name = guest\n",
       audio: false)
     try guest.start()
     let shared = try guest.ctl(["reader", "add", "kitchen", "--key-stdin"], stdin: rig.key.hex + "\n")
@@ -264,7 +265,9 @@ struct RemoteReaderTests {
     try rig.ring()
     try waitUntil(timeout: 8, "the guest dock rings too") { try guest.isRinging() }
     try rig.present(pairedBytes)
-    try waitUntil(timeout: 5, "both wake-ups close") { try rig.dock.guards().isEmpty && guest.guards().isEmpty }
+    try waitUntil(timeout: 5, "both wake-ups close") {
+      try rig.dock.guards().isEmpty && guest.guards().isEmpty
+    }
     let bad = try guest.ctl(["reader", "add", "hall", "--key-stdin"], stdin: "not a key\n")
     #expect(bad.status != 0)
     #expect(bad.stderr.contains("64 hex digits"))
@@ -301,7 +304,9 @@ extension DaemonHarness {
       usleep(700_000)
     }
     pairing.waitUntilExit()
-    guard pairing.terminationStatus == 0 else { throw HarnessError("pair exited \(pairing.terminationStatus)") }
+    guard pairing.terminationStatus == 0 else {
+      throw HarnessError("pair exited \(pairing.terminationStatus)")
+    }
     rig.emulator.remove()
   }
 }

@@ -132,6 +132,18 @@ final class RecordingAudio: AudioOutput {
 /// Makes the daemon's reader and audio outputs and keeps them for the test.
 final class DeviceBench: Sendable {
   private let made = Mutex<(readers: [ScriptedReader], audio: [RecordingAudio])>(([], []))
+  private let remotes = Mutex<[String: ScriptedReader]>([:])
+
+  /// The remote reader made last under `name` (its connstring is the name).
+  func remote(_ name: String) -> ScriptedReader? { remotes.withLock { $0[name] } }
+
+  func makeRemoteReader(
+    _ configuration: RemoteTagReader.Configuration, _ onEvent: @escaping @Sendable (TagReaderEvent) -> Void
+  ) -> any TagReader {
+    let reader = ScriptedReader(connstring: configuration.name, onEvent: onEvent)
+    remotes.withLock { $0[configuration.name] = reader }
+    return reader
+  }
 
   var reader: ScriptedReader? { made.withLock { $0.readers.last } }
   var audio: RecordingAudio? { made.withLock { $0.audio.last } }

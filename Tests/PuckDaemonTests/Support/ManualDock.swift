@@ -77,7 +77,9 @@ final class ManualDock {
       variables: [:], time: clock,
       makeReader: { bench.makeReader($0, $1) }, makeAudio: { bench.makeAudio($0, $1) },
       zones: ZoneInfoDirectory(root: "/usr/share/zoneinfo", localtimePath: localtime), signals: [])
-    let made = try Daemon(options: options, environment: environment)
+    var withRemotes = environment
+    withRemotes.makeRemoteReader = { bench.makeRemoteReader($0, $1) }
+    let made = try Daemon(options: options, environment: withRemotes)
     daemon = made
     try made.start()
     try settle()
