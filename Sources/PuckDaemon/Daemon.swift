@@ -27,6 +27,7 @@ public final class Daemon {
   private let ringer: Ringer
   private let readers: Readers
   private let remoteReaders: RemoteReaders
+  private let homeAssistant: HomeAssistantBridge
   private let enforcement: Enforcement
   private let missed: MissedRecorder
   private let schedule: ScheduleKeeper
@@ -59,6 +60,7 @@ public final class Daemon {
     readers = Readers(settings: settings, inbox: inbox, makeReader: environment.makeReader)
     let dock = DockContext(time: time, loop: loop, settings: settings, state: state)
     remoteReaders = RemoteReaders(dock: dock, makeRemote: environment.makeRemoteReader)
+    homeAssistant = HomeAssistantBridge(dock: dock)
     enforcement = try Enforcement(dock: dock, ringer: ringer, lines: lines)
     missed = MissedRecorder(dock: dock)
     schedule = try ScheduleKeeper(dock: dock, enforcement: enforcement, missed: missed)
@@ -91,10 +93,25 @@ public final class Daemon {
     ringer.onChange = { [unowned self] in self.status.update() }
     readers.onChange = { [unowned self] in self.status.update() }
     readers.wakeUpIsOpen = { [unowned self] in self.enforcement.isOpen }
-    readers.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh) }
-    remoteReaders.onChange = { [unowned self] in self.status.update() }
+    readers.onScan = { [unowned self] uid, fresh in
+      self.homeAssistant.tagScanned(uid, reader: "dock")
+      self.tagScanned(uid, fresh: fresh)
+    }
+    remoteReaders.onChange = { [unowned self] in
+      self.status.update()
+      self.homeAssistant.readersChanged(self.scannerNames)
+    }
     remoteReaders.wakeUpIsOpen = { [unowned self] in self.enforcement.isOpen }
-    remoteReaders.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh) }
+    remoteReaders.onScan = { [unowned self] uid, fresh, reader in
+      self.homeAssistant.tagScanned(uid, reader: reader)
+      self.tagScanned(uid, fresh: fresh)
+    }
+    status.onUpdate = { [unowned self] status in self.homeAssistant.statusChanged(status) }
+    enforcement.onEvent = { [unowned self] event in self.homeAssistant.event(event) }
+    homeAssistant.onBypass = { [unowned self] in
+      // As the dock button: it silences and re-arms; it never ends a wake-up.
+      if self.enforcement.machine.isRinging { self.enforcement.handle(.bypass) }
+    }
     router.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh) }
     enforcement.willRing = { [unowned self] in self.rehearsal.interrupt() }
     rehearsal.onChange = { [unowned self] in self.updateReaderPolling() }
@@ -153,6 +170,7 @@ public final class Daemon {
     enforcement.load()
     readers.start()
     remoteReaders.start()
+    homeAssistant.start(readers: scannerNames)
     lines.start(settings.config)
 
     loop.onMessage = { [unowned self] message in self.received(message) }
@@ -211,6 +229,11 @@ public final class Daemon {
     }
   }
 
+  /// The readers Home Assistant sees as tag scanners: the dock's own (`dock`) and the remote ones.
+  private var scannerNames: [String] {
+    (settings.config.reader.device == .none || settings.simulated ? [] : ["dock"]) + remoteReaders.names
+  }
+
   /// The reader polls (RF field on) only while a wake-up is open or a pairing waits for a tag.
   private func updateReaderPolling() {
     let wanted = enforcement.isOpen || pairingFlow.isWaiting || rehearsal.isWaitingForScan
@@ -245,6 +268,9 @@ public final class Daemon {
       remoteReaders.start()
       updateReaderPolling()
     }
+    if before.mqtt != config.mqtt || before.homeAssistant != config.homeAssistant {
+      homeAssistant.start(readers: scannerNames)
+    }
     settings.reloadZone()
     schedule.refresh()
     ringer.checkDevice()
@@ -254,6 +280,7 @@ public final class Daemon {
     switch message {
     case .audio(let event, let generation): ringer.received(event, generation: generation)
     case .audioCheck(let device, let error): ringer.deviceChecked(device, error: error)
+    case .homeAssistant(let command): homeAssistant.received(command)
     case .reader(let event, let generation): readers.received(event, generation: generation)
     case .remoteReader(let name, let event, let generation):
       remoteReaders.received(event, from: name, generation: generation)
@@ -281,6 +308,7 @@ public final class Daemon {
     lines.shutdown()
     readers.stop()
     remoteReaders.stop()
+    homeAssistant.stop()
     ringer.waitUntilStopped(timeout: .seconds(2))
     enforcement.save()
     server?.shutdown()

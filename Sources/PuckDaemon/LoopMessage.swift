@@ -18,6 +18,8 @@ enum LoopMessage: Sendable {
   /// Record the next slice of missed alarms (posted by the loop to itself, so requests, scans
   /// and the watchdog get their turn between slices).
   case recordMissed
+  /// Home Assistant asked for something (discovery again, the bypass button).
+  case homeAssistant(HomeAssistantBridge.Command)
   /// The wall clock was stepped, found while re-arming the wall timer (`ECANCELED`).
   case clockStepped
 }

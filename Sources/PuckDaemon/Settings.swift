@@ -1,3 +1,4 @@
+import Glibc
 import PuckCore
 import PuckDevices
 import PuckStorage
@@ -94,6 +95,33 @@ final class Settings {
       Log.notice("time zone changed (\(before) → \(self.zoneName)); recomputing alarms")
       onChange()
     }
+  }
+
+  /// This dock's name among the docks a reader serves and in Home Assistant: `[mqtt]
+  /// dock_name`, else the host name made fit (lower case; what is not a letter, digit, `-` or
+  /// `_` becomes `-`).
+  var dockName: String {
+    if let name = config.mqtt.dockName { return name }
+    var buffer = [UInt8](repeating: 0, count: 256)
+    gethostname(&buffer, buffer.count - 1)
+    let host = String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self).lowercased().prefix(32)
+    let fitted = String(
+      host.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "-" })
+    return fitted.isEmpty ? "dock" : fitted
+  }
+
+  /// The `[mqtt]` broker, with the password read from its file.
+  var broker: BrokerSettings {
+    let mqtt = config.mqtt
+    var broker = BrokerSettings(host: mqtt.host, port: mqtt.port)
+    broker.username = mqtt.username
+    broker.caFile = mqtt.caFile
+    if let file = mqtt.passwordFile {
+      broker.password = (try? DurableFile.read(file)).flatMap { $0 }.map {
+        String(decoding: $0.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
+      }
+    }
+    return broker
   }
 
   /// An instant in the dock's zone, for logs and replies.

@@ -99,5 +99,13 @@ extension DockConfig {
     # This dock's name among the docks a reader serves; empty: the host name.
     #dock_name =
 
+    [homeassistant]
+    # Show the dock in Home Assistant through MQTT discovery, over the [mqtt] broker: the next
+    # alarm, ringing, wake-up open, protected, bypasses, the last wake-up, a bypass button (it
+    # silences and re-arms, nothing more), wake-up events, and each reader as a tag scanner
+    # (tag IDs are keyed hashes, never UIDs). Nothing Home Assistant can do ends a wake-up.
+    #enabled = no
+    #discovery_prefix = homeassistant
+
     """
 }

@@ -11,6 +11,7 @@ extension DockConfig {
       ["retry_delay", "ring_timeout", "missed_grace", "retry_shrink", "retry_floor", "override_delay"]
     ),
     ("mqtt", ["host", "port", "username", "password_file", "ca_file", "dock_name"]),
+    ("homeassistant", ["enabled", "discovery_prefix"]),
   ]
 
   /// The keys a section has, or none for an unknown section.
@@ -139,6 +140,13 @@ private struct ConfigParser {
       config.led = led
     case ("mqtt", _):
       try Self.applyMQTT(key: key, value: value, to: &config.mqtt)
+    case ("homeassistant", "enabled"):
+      config.homeAssistant.enabled = try Self.boolean(value)
+    case ("homeassistant", "discovery_prefix"):
+      guard !value.isEmpty, !value.contains(where: { "#+ ".contains($0) }) else {
+        throw .missing("an MQTT topic prefix without wildcards, like homeassistant")
+      }
+      config.homeAssistant.discoveryPrefix = value
     case ("enforcement", _) where EnforcementSettings.duration(named: key) != nil:
       guard let (setting, range) = EnforcementSettings.duration(named: key) else { return }
       config.enforcement[keyPath: setting] = try Self.duration(value, in: range)

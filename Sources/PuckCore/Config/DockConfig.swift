@@ -16,6 +16,8 @@ public struct DockConfig: Hashable, Sendable {
   public var enforcement: EnforcementSettings
   /// `[mqtt]`: the broker of the remote readers.
   public var mqtt = MQTTSettings()
+  /// `[homeassistant]`: Home Assistant through MQTT discovery (off by default).
+  public var homeAssistant = HomeAssistantSettings()
 
   /// A configuration; every argument defaults to what a missing file means.
   public init(

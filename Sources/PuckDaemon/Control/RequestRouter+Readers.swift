@@ -24,7 +24,7 @@ extension RequestRouter {
             echo \(key.hex) | install -m 600 /dev/stdin /etc/puckalarm/reader.key
           and run puck-reader with: --name \(name) --key-file /etc/puckalarm/reader.key --broker \(mqtt.host):\(mqtt.port)
           (the node's own broker account and --reader connstring as hardware/README.md shows).
-          This dock is '\(remoteReaders.dockName)' to the node.
+          This dock is '\(dock.settings.dockName)' to the node.
           """))
     } catch {
       client.send(.failure(ControlFailure(.failed, "reader \(name) could not be enrolled: \(error)")))

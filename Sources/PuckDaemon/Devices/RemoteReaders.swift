@@ -22,7 +22,7 @@ final class RemoteReaders {
   private var generation = 0
   private var polling = false
   /// A tag was scanned on a remote reader (fresh: presented, not lying there).
-  var onScan: (TagUID, Bool) -> Void = { _, _ in }
+  var onScan: (TagUID, Bool, _ reader: String) -> Void = { _, _, _ in }
   /// Called when a reader's health changed or the set of readers did.
   var onChange: () -> Void = {}
   /// Whether a wake-up is open, for what a fault's log line says.
@@ -94,16 +94,9 @@ final class RemoteReaders {
         health: DeviceHealth(.reader, state: .fault, detail: "\(name): \(error)"))
       return
     }
-    let mqtt = dock.settings.config.mqtt
-    var broker = BrokerSettings(host: mqtt.host, port: mqtt.port)
-    broker.username = mqtt.username
-    broker.caFile = mqtt.caFile
-    if let file = mqtt.passwordFile {
-      broker.password = (try? DurableFile.read(file)).flatMap { $0 }.map {
-        String(decoding: $0.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
-      }
-    }
-    let configuration = RemoteTagReader.Configuration(name: name, key: key, dock: dockName, broker: broker)
+    let broker = dock.settings.broker
+    let configuration = RemoteTagReader.Configuration(
+      name: name, key: key, dock: dock.settings.dockName, broker: broker)
     let inbox = dock.loop.inbox
     let reader = makeRemote(configuration) { event in
       inbox.post(.remoteReader(name, event, generation: current))
@@ -117,18 +110,6 @@ final class RemoteReaders {
     onChange()
   }
 
-  /// This dock's name among the docks a reader serves: `[mqtt] dock_name`, else the host name
-  /// made fit (lower case; what is not a letter, digit, `-` or `_` becomes `-`).
-  var dockName: String {
-    if let name = dock.settings.config.mqtt.dockName { return name }
-    var buffer = [UInt8](repeating: 0, count: 256)
-    gethostname(&buffer, buffer.count - 1)
-    let host = String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self).lowercased().prefix(32)
-    let fitted = String(
-      host.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "-" })
-    return fitted.isEmpty ? "dock" : fitted
-  }
-
   /// Polls while a wake-up is open, a pairing or a rehearsal waits for a scan.
   func setPolling(_ enabled: Bool) {
     polling = enabled
@@ -140,7 +121,7 @@ final class RemoteReaders {
     switch event {
     case .scanned(let uid, let fresh):
       Log.info("reader \(name): tag \(uid.masked)\(fresh ? "" : " (was already on the reader)")")
-      onScan(uid, fresh)
+      onScan(uid, fresh, name)
     case .removed:
       Log.info("reader \(name): tag removed")
     case .rejected(let why):

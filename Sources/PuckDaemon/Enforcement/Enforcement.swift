@@ -20,6 +20,8 @@ final class Enforcement {
   private var closedOccurrences: Set<AlarmOccurrence> = []
   /// The ring timeout, on CLOCK_MONOTONIC.
   private let ringTimer: any LoopTimer
+  /// Called with each wake-up event Home Assistant shows.
+  var onEvent: (HomeAssistantEvent) -> Void = { _ in }
   /// Called before a wake-up starts ringing (a rehearsal gives way).
   var willRing: () -> Void = {}
   /// Called after every event, with whether it had effects.
@@ -93,8 +95,10 @@ final class Enforcement {
     case .startRing(let identity):
       willRing()
       ringer.ring(identity)
+      onEvent(.fired)
     case .stopRing:
       ringer.silence()
+      onEvent(.silenced)
     case .armRingTimeout(let duration):
       do {
         try ringTimer.arm(after: duration)
@@ -114,6 +118,7 @@ final class Enforcement {
       dock.state.alarms.retire([id])
     case .wrongTag(let uid):
       Log.notice("wrong puck \(uid.masked): this is not the paired tag")
+      onEvent(.wrongTag)
       lines.buzzer.chirpWrongPuck()
     case .tagNotFresh(let uid):
       Log.notice("tag \(uid.masked) was already on the reader; lift it and present it again")
@@ -125,6 +130,7 @@ final class Enforcement {
     switch entry.outcome {
     case .woke:
       Log.notice("wake-up complete: \(name), \(entry.bypassCount) bypass(es), closed by the paired tag")
+      onEvent(.resolved)
     case .stopped: Log.notice("\(name) stopped (no puck required)")
     case .overridden: Log.warning("\(name) OVERRIDDEN without a scan after \(entry.bypassCount) bypass(es)")
     case .missed:

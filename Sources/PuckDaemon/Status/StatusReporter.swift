@@ -12,6 +12,8 @@ final class StatusReporter {
   private let ringer: Ringer
   private let readers: Readers
   private let remoteReaders: RemoteReaders
+  /// Called with the status after every update (Home Assistant's state).
+  var onUpdate: (DockStatus) -> Void = { _ in }
   private let lines: DockLines
   private let overrides: OverrideFlow
   private let notifier: SystemdNotifier
@@ -128,7 +130,9 @@ final class StatusReporter {
   /// Shows the verdict on the LED and tells systemd the status line when it changed.
   func update() {
     readers.refreshProgress()
-    lines.showLED(steady: dockStatus().protected && !enforcement.isOpen)
+    let status = dockStatus()
+    lines.showLED(steady: status.protected && !enforcement.isOpen)
+    onUpdate(status)
     let line = statusLine()
     guard line != lastLine else { return }
     lastLine = line

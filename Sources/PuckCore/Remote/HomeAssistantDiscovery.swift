@@ -1,0 +1,149 @@
+// JSON is pure computation; FoundationEssentials has the codecs without Foundation's I/O.
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// What the dock tells Home Assistant through MQTT discovery (docs/DESIGN.md M7): one retained
+/// config message per entity, a retained state document the entities read their values from,
+/// the availability topic, wake-up events, and each reader as a tag scanner. Pure: the bridge in
+/// the daemon publishes what this builds.
+public struct HomeAssistantDiscovery: Sendable {
+  /// The dock's name (`[mqtt] dock_name`).
+  public let dock: String
+  /// Home Assistant's discovery prefix.
+  public let prefix: String
+  /// The readers that scan tags: `dock` for the dock's own, and the remote readers' names.
+  public let readers: [String]
+  public let version: String
+
+  public init(dock: String, prefix: String, readers: [String], version: String) {
+    self.dock = dock
+    self.prefix = prefix
+    self.readers = readers
+    self.version = version
+  }
+
+  private var base: String { "puckalarm/dock/\(dock)" }
+  /// `online` (retained) while the dock is connected; `offline`, its last will.
+  public var availabilityTopic: String { base + "/availability" }
+  /// The retained state document (`HomeAssistantState`).
+  public var stateTopic: String { base + "/state" }
+  /// Wake-up events: `{"event_type": "fired"}`.
+  public var eventTopic: String { base + "/event" }
+  /// The bypass button's command topic (payload `PRESS`).
+  public var bypassTopic: String { base + "/bypass" }
+  /// Where reader `name` publishes the keyed hash of each tag it sees.
+  public func tagTopic(_ reader: String) -> String { base + "/tag/\(reader)" }
+  /// Home Assistant announces itself here (`online`): discovery is sent again.
+  public var homeAssistantStatusTopic: String { prefix + "/status" }
+
+  /// Every discovery message: topic and retained JSON payload.
+  public var messages: [(topic: String, payload: [UInt8])] {
+    let device: [String: JSONValue] = [
+      "identifiers": .array([.string("puckalarm_\(dock)")]), "name": .string("PuckAlarm \(dock)"),
+      "manufacturer": .string("PuckAlarm"), "model": .string("dock"), "sw_version": .string(version),
+    ]
+    func entity(_ component: String, _ id: String, _ name: String, _ extra: [String: JSONValue]) -> (
+      String, [UInt8]
+    ) {
+      var config: [String: JSONValue] = [
+        "name": .string(name), "unique_id": .string("puckalarm_\(dock)_\(id)"),
+        "object_id": .string("puckalarm_\(dock)_\(id)"), "availability_topic": .string(availabilityTopic),
+        "device": .object(device),
+      ]
+      config.merge(extra) { _, new in new }
+      return ("\(prefix)/\(component)/puckalarm_\(dock)/\(id)/config", JSONValue.object(config).bytes)
+    }
+    func reading(_ key: String) -> [String: JSONValue] {
+      ["state_topic": .string(stateTopic), "value_template": .string("{{ value_json.\(key) }}")]
+    }
+    let onOff: [String: JSONValue] = ["payload_on": .string("ON"), "payload_off": .string("OFF")]
+    var all = [
+      entity(
+        "sensor", "next_alarm", "Next alarm",
+        reading("next_alarm").merging(["device_class": .string("timestamp")]) { $1 }),
+      entity("binary_sensor", "ringing", "Ringing", reading("ringing").merging(onOff) { $1 }),
+      entity("binary_sensor", "wake_up_open", "Wake-up open", reading("open").merging(onOff) { $1 }),
+      entity("binary_sensor", "protected", "Protected", reading("protected").merging(onOff) { $1 }),
+      entity(
+        "sensor", "bypasses", "Bypasses",
+        reading("bypasses").merging(["state_class": .string("measurement")]) { $1 }),
+      entity(
+        "sensor", "last_wake_up", "Last wake-up",
+        reading("last_wake_up").merging(["device_class": .string("timestamp")]) { $1 }),
+      entity(
+        "button", "bypass", "Bypass (silence, rings again)",
+        ["command_topic": .string(bypassTopic), "payload_press": .string("PRESS")]),
+      entity(
+        "event", "wake_up", "Wake-up",
+        [
+          "state_topic": .string(eventTopic),
+          "event_types": .array(HomeAssistantEvent.allCases.map { .string($0.rawValue) }),
+        ]),
+    ]
+    for reader in readers {
+      let config: [String: JSONValue] = ["topic": .string(tagTopic(reader)), "device": .object(device)]
+      all.append(("\(prefix)/tag/puckalarm_\(dock)_\(reader)/config", JSONValue.object(config).bytes))
+    }
+    return all.map { (topic: $0.0, payload: $0.1) }
+  }
+}
+
+/// A wake-up event as Home Assistant's `event` entity shows it.
+public enum HomeAssistantEvent: String, CaseIterable, Sendable {
+  case fired, silenced, resolved
+  case wrongTag = "wrong_tag"
+
+  /// `{"event_type": "fired"}`.
+  public var payload: [UInt8] { JSONValue.object(["event_type": .string(rawValue)]).bytes }
+}
+
+/// The retained state document Home Assistant's entities read.
+public struct HomeAssistantState: Hashable, Sendable {
+  public var nextAlarm: Instant?
+  public var ringing = false
+  public var open = false
+  public var protected = false
+  public var bypasses = 0
+  public var lastWakeUp: Instant?
+
+  public init() {}
+
+  public var payload: [UInt8] {
+    func onOff(_ value: Bool) -> JSONValue { .string(value ? "ON" : "OFF") }
+    return JSONValue.object([
+      "next_alarm": nextAlarm.map { .string($0.codingText) } ?? .null, "ringing": onOff(ringing),
+      "open": onOff(open), "protected": onOff(protected), "bypasses": .number(bypasses),
+      "last_wake_up": lastWakeUp.map { .string($0.codingText) } ?? .null,
+    ]).bytes
+  }
+}
+
+/// A JSON value with sorted keys when encoded, for payloads built by hand.
+public indirect enum JSONValue: Hashable, Sendable, Encodable {
+  case string(String)
+  case number(Int)
+  case array([JSONValue])
+  case object([String: JSONValue])
+  case null
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    switch self {
+    case .string(let text): try container.encode(text)
+    case .number(let number): try container.encode(number)
+    case .array(let items): try container.encode(items)
+    case .object(let fields): try container.encode(fields)
+    case .null: try container.encodeNil()
+    }
+  }
+
+  /// Compact JSON, keys sorted.
+  public var bytes: [UInt8] {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return (try? Array(encoder.encode(self))) ?? []
+  }
+}

@@ -1,0 +1,144 @@
+import PuckCore
+import PuckDevices
+import PuckStorage
+
+/// The dock in Home Assistant (docs/DESIGN.md M7), when `[homeassistant] enabled`: MQTT
+/// discovery for its entities (`HomeAssistantDiscovery`), sent again whenever Home Assistant
+/// announces itself; the retained state document on every status change; wake-up events; each
+/// reader's scans as tag IDs that are keyed hashes of the UID (HMAC-SHA256 under a dock-local
+/// secret, `homeassistant-tag.key`), never the UID. The one command it takes is the bypass
+/// button, which silences and re-arms as the dock button does: nothing from Home Assistant can
+/// end a wake-up.
+final class HomeAssistantBridge {
+  /// What arrives from the broker, posted to the loop.
+  enum Command: Sendable {
+    /// Connected, or Home Assistant said `online`: send discovery and state again.
+    case announce
+    case bypass
+  }
+
+  private let dock: DockContext
+  private var connection: MQTTConnection?
+  private var discovery: HomeAssistantDiscovery?
+  private var tagKey: ReaderKey?
+  private var state = HomeAssistantState()
+  private var published: [UInt8]?
+  private var readers: [String] = []
+  /// The bypass button was pressed in Home Assistant.
+  var onBypass: () -> Void = {}
+
+  init(dock: DockContext) {
+    self.dock = dock
+  }
+
+  /// Connects when enabled (start-up, and a reload that changed `[homeassistant]` or `[mqtt]`).
+  func start(readers: [String]) {
+    stop()
+    let config = dock.settings.config
+    guard config.homeAssistant.enabled else { return }
+    self.readers = readers
+    tagKey = loadTagKey()
+    let made = HomeAssistantDiscovery(
+      dock: dock.settings.dockName, prefix: config.homeAssistant.discoveryPrefix, readers: readers,
+      version: ProductVersion.current)
+    discovery = made
+    let inbox = dock.loop.inbox
+    let address = dock.settings.broker.address
+    do {
+      let connection = try MQTTConnection(
+        clientID: "puckd-\(made.dock)-homeassistant", settings: dock.settings.broker,
+        will: .init(topic: made.availabilityTopic, payload: Array("offline".utf8)),
+        subscriptions: [made.homeAssistantStatusTopic, made.bypassTopic]
+      ) { event in
+        switch event {
+        case .connected: inbox.post(.homeAssistant(.announce))
+        case .disconnected(let why): Log.warning("Home Assistant: broker \(address): \(why)")
+        case .message(let topic, let payload):
+          if topic == made.bypassTopic, payload == Array("PRESS".utf8) {
+            inbox.post(.homeAssistant(.bypass))
+          } else if topic == made.homeAssistantStatusTopic, payload == Array("online".utf8) {
+            inbox.post(.homeAssistant(.announce))
+          }
+        }
+      }
+      self.connection = connection
+      try connection.start()
+      Log.info(
+        "Home Assistant: publishing the dock as '\(made.dock)' through \(dock.settings.broker.address)")
+    } catch {
+      Log.error("Home Assistant: \(error)")
+    }
+  }
+
+  func received(_ command: Command) {
+    switch command {
+    case .announce:
+      guard let connection, let discovery else { return }
+      connection.publish(discovery.availabilityTopic, Array("online".utf8), retain: true)
+      for message in discovery.messages { connection.publish(message.topic, message.payload, retain: true) }
+      published = nil
+      publishState()
+    case .bypass:
+      Log.notice("Home Assistant: bypass pressed")
+      onBypass()
+    }
+  }
+
+  /// The readers changed (one enrolled or removed): their tag scanners with them.
+  func readersChanged(_ names: [String]) {
+    guard connection != nil, names != readers else { return }
+    start(readers: names)
+  }
+
+  /// Takes the state Home Assistant shows from a status, and publishes it when it changed.
+  func statusChanged(_ status: DockStatus) {
+    state.nextAlarm = status.nextAlarmAt
+    state.ringing = status.guards.contains { $0.ringing }
+    state.open = !status.guards.isEmpty
+    state.protected = status.protected
+    state.bypasses = status.guards.reduce(0) { $0 + $1.bypassCount }
+    publishState()
+  }
+
+  func event(_ event: HomeAssistantEvent) {
+    if event == .resolved { state.lastWakeUp = dock.time.instant }
+    guard let connection, let discovery else { return }
+    connection.publish(discovery.eventTopic, event.payload)
+    publishState()
+  }
+
+  /// A tag on `reader`: its keyed hash goes to Home Assistant's tag scanner, never the UID.
+  func tagScanned(_ uid: TagUID, reader: String) {
+    guard let connection, let discovery, let tagKey else { return }
+    connection.publish(
+      discovery.tagTopic(reader), Array(RemoteFrame.hex(tagKey.sign(uid.bytes)).prefix(16).utf8))
+  }
+
+  func stop() {
+    guard let connection, let discovery else { return }
+    connection.publish(discovery.availabilityTopic, Array("offline".utf8), retain: true)
+    connection.stop()
+    self.connection = nil
+  }
+
+  private func publishState() {
+    guard let connection, let discovery else { return }
+    let payload = state.payload
+    guard payload != published else { return }
+    if connection.publish(discovery.stateTopic, payload, retain: true) { published = payload }
+  }
+
+  /// The dock-local secret tag IDs are hashed with: made once, root-only, kept.
+  private func loadTagKey() -> ReaderKey? {
+    let path = dock.state.files.directory.filePath("homeassistant-tag.key")
+    do {
+      if let text = try ReaderKeyFiles.readNodeKey(path), let key = ReaderKey(hex: text) { return key }
+      guard let key = ReaderKey.generate() else { return nil }
+      try DurableFile.create(Array((key.hex + "\n").utf8), at: path, mode: 0o600)
+      return key
+    } catch {
+      Log.error("Home Assistant: tag IDs are not sent: \(error)")
+      return nil
+    }
+  }
+}
