@@ -146,7 +146,7 @@ import Testing
     #expect(
       error?.description
         == "puckd.conf:4: unknown section [sound]; the sections are [reader], [audio], [buzzer], "
-        + "[button], [led], [enforcement], [mqtt]")
+        + "[button], [led], [enforcement], [mqtt], [homeassistant]")
   }
 
   @Test func unknownKey() {
