@@ -37,17 +37,7 @@ public struct ReaderKeyFiles: Sendable {
 
   /// Reader `name`'s key text; nil when it is not enrolled.
   public func read(_ name: String) throws(StorageError) -> String? {
-    let path = self.path(name)
-    do throws(PrivateFileError) {
-      return try PrivateFile.read(path, expectedOwner: expectedOwner).map {
-        String(decoding: $0, as: UTF8.self)
-      }
-    } catch {
-      switch error {
-      case .refused(let refusal): throw .readerKeyRefused(path: path, refusal)
-      case .fileSystem(let error): throw .fileSystem(error)
-      }
-    }
+    try Self.readNodeKey(path(name), expectedOwner: expectedOwner)
   }
 
   /// Enrols reader `name` with `key` (mode 0600, durable); fails with `EEXIST` if it is enrolled.

@@ -127,14 +127,7 @@ final class ReaderNodeProcess {
     var environment = ProcessInfo.processInfo.environment
     environment["LIBNFC_AUTO_SCAN"] = "false"
     process.environment = environment
-    if !FileManager.default.fileExists(atPath: logPath) {
-      _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-    }
-    let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-    log.seekToEndOfFile()
-    process.standardError = log
-    process.standardOutput = log
-    try process.run()
+    try process.run(appendingOutputTo: logPath)
     self.process = process
   }
 

@@ -64,14 +64,7 @@ final class DaemonHarness {
     }
     for (key, value) in self.environment { environment[key] = value }
     process.environment = environment
-    if !FileManager.default.fileExists(atPath: logPath) {
-      _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-    }
-    let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-    log.seekToEndOfFile()
-    process.standardError = log
-    process.standardOutput = log
-    try process.run()
+    try process.run(appendingOutputTo: logPath)
     self.process = process
     try waitUntil(timeout: 10, "puckd answers on its socket") {
       (try? self.ctl("status").status).map { $0 == 0 || $0 == 1 } ?? false
@@ -213,4 +206,19 @@ func runExternal(_ path: String, _ arguments: [String]) throws -> ProcessResult 
   return ProcessResult(
     status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
     stderr: String(decoding: errData, as: UTF8.self))
+}
+
+extension Process {
+  /// Runs with stdout and stderr appended to the file at `path` (made if missing), so a restarted
+  /// process adds to the log of the one before.
+  func run(appendingOutputTo path: String) throws {
+    if !FileManager.default.fileExists(atPath: path) {
+      _ = FileManager.default.createFile(atPath: path, contents: nil)
+    }
+    let log = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    log.seekToEndOfFile()
+    standardError = log
+    standardOutput = log
+    try run()
+  }
 }
