@@ -85,6 +85,7 @@ bench: deps
 	$(SWIFT) build -c release
 	python3 bench/puckd-bench.py .build/release
 	python3 bench/catch-up-bench.py .build/release
+	python3 bench/remote-scan-bench.py .build/release
 
 # ---- Deployment: release build, install, Debian package (packaging/README.md) ----------------
 # `make release` as yourself, then `sudo make install` (PREFIX=/usr/local by default), or

@@ -13,6 +13,8 @@ final class RemoteReaders {
     let reader: any TagReader
     let generation: Int
     var health: DeviceHealth
+    /// The health as last reported (without "heard N s ago"), for what the log says.
+    var reported: DeviceHealth?
   }
 
   private let dock: DockContext
@@ -128,7 +130,7 @@ final class RemoteReaders {
       Log.warning("reader \(name): refused a message: \(why)")
     case .health(let condition):
       let reported = DeviceHealth(.reader, condition)
-      if reported != entry.health {
+      if reported != entry.reported {
         if reported.state == .ok {
           Log.notice("reader \(reported.detail)")
         } else {
@@ -136,6 +138,7 @@ final class RemoteReaders {
         }
       }
       entry.health = reported
+      entry.reported = reported
       entries[name] = entry
       onChange()
     }

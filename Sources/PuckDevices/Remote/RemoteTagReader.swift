@@ -45,6 +45,8 @@ public final class RemoteTagReader: TagReader {
     var brokerProblem: String?
     var nodeOffline = false
     var stopped = false
+    /// When the health last turned into a fault (CLOCK_MONOTONIC): status says for how long.
+    var faultSince: ContinuousClock.Instant?
   }
 
   private let configuration: Configuration
@@ -112,11 +114,16 @@ public final class RemoteTagReader: TagReader {
 
   public func checkProgress() -> DeviceCondition? { nil }
 
+  /// The last health, with how long ago the node was heard, or how long the fault has lasted.
   public var health: DeviceCondition {
-    let (health, lastHeard) = state.withLock { ($0.health, $0.lastHeard) }
-    guard health.state == .ok, let lastHeard else { return health }
-    let seconds = (ContinuousClock.now - lastHeard).components.seconds
-    return DeviceCondition(.ok, "\(health.detail) (heard \(seconds) s ago)")
+    let (health, lastHeard, faultSince) = state.withLock { ($0.health, $0.lastHeard, $0.faultSince) }
+    if health.state == .ok, let lastHeard {
+      return DeviceCondition(
+        .ok, "\(health.detail) (heard \((ContinuousClock.now - lastHeard).components.seconds) s ago)")
+    }
+    guard health.state == .fault, let faultSince else { return health }
+    return DeviceCondition(
+      .fault, "\(health.detail) (for \((ContinuousClock.now - faultSince).components.seconds) s)")
   }
 
   public func stop() {
@@ -228,15 +235,21 @@ public final class RemoteTagReader: TagReader {
         health = DeviceCondition(
           .fault, "\(name): the reader node is offline (its last will); check its power and Wi-Fi")
       } else if let lastHeard = state.lastHeard, ContinuousClock.now - lastHeard > silence {
-        let seconds = (ContinuousClock.now - lastHeard).components.seconds
         health = DeviceCondition(
-          .fault, "\(name): no word from the reader node for \(seconds) s; check its power and Wi-Fi")
+          .fault,
+          "\(name): no word from the reader node for over \(silence.components.seconds) s; check its power and Wi-Fi"
+        )
       } else if let node = state.nodeHealth {
         health = DeviceCondition(node.state, "\(name): \(node.detail)")
       } else {
         health = state.health
       }
       guard health != state.health else { return nil }
+      if health.state != .fault {
+        state.faultSince = nil
+      } else if state.health.state != .fault || state.faultSince == nil {
+        state.faultSince = .now
+      }
       state.health = health
       return health
     }
