@@ -312,6 +312,7 @@ public final class Daemon {
     ringer.waitUntilStopped(timeout: .seconds(2))
     enforcement.save()
     server?.shutdown()
+    state.files.releaseLock()
     Log.notice("puckd stopped")
   }
 }

@@ -11,6 +11,7 @@ public final class StateDirectoryLock {
   /// The lock file's name in the state directory.
   public static let fileName = "puckd.lock"
   private let descriptor: Int32
+  private var released = false
 
   /// Takes the lock on `directory`, or throws `.inUse` naming the daemon that holds it.
   public init(_ directory: StateDirectory) throws(StorageError) {
@@ -37,6 +38,15 @@ public final class StateDirectoryLock {
   }
 
   deinit {
+    release()
+  }
+
+  /// Lets go of the lock now (a clean exit), rather than when the last reference goes: a
+  /// daemon made again in the same process (the in-process tests) must not wait on the old
+  /// one's objects. Idempotent.
+  public func release() {
+    guard !released else { return }
+    released = true
     close(descriptor)
   }
 

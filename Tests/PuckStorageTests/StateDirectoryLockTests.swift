@@ -15,4 +15,18 @@ import Testing
     // The holder went away (as a killed daemon's lock does): the next daemon gets it.
     _ = try StateDirectoryLock(state)
   }
+
+  @Test("release lets the next holder in while the first object still lives (a clean exit)")
+  func releasedOnAskingTwice() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let state = try StateDirectory(path: scratch.path)
+    let first = try StateDirectoryLock(state)
+    first.release()
+    first.release()
+    let second = try StateDirectoryLock(state)
+    #expect(throws: StorageError.inUse(path: state.path, pid: getpid())) { try StateDirectoryLock(state) }
+    withExtendedLifetime(first) {}
+    second.release()
+  }
 }

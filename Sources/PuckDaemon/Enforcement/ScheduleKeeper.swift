@@ -14,6 +14,8 @@ final class ScheduleKeeper {
   private let wallTimer: any LoopTimer
   /// Before each alarm the reader and the audio device are checked (CLOCK_REALTIME).
   private let preAlarmTimer: any LoopTimer
+  /// The alarm instant the last pre-alarm check was for: one check per coming alarm.
+  private var checkedFor: Instant?
   /// Called after every refresh (reader polling, status).
   var onRefresh: () -> Void = {}
   /// The pre-alarm device check.
@@ -38,6 +40,7 @@ final class ScheduleKeeper {
     }
     try loop.watch(preAlarmTimer) { [unowned self] firing in
       guard firing == .expired else { return }
+      self.checkedFor = self.nextAlarm()?.at
       self.preAlarmCheck()
     }
   }
@@ -108,13 +111,18 @@ final class ScheduleKeeper {
   }
 
   /// Arms the wall timer for the earliest of the next alarm and the next retry, and the
-  /// pre-alarm device check a minute before the alarm.
+  /// pre-alarm device check a minute before the alarm; an alarm less than a minute away (just
+  /// added) is checked at once, once.
   func refresh() {
     let next = nextAlarm()
     if let at = next?.at, at.seconds(since: dock.time.instant) > 60 {
       try? preAlarmTimer.arm(at: at.adding(seconds: -60))
     } else {
       preAlarmTimer.disarm()
+      if let at = next?.at, checkedFor != at {
+        checkedFor = at
+        preAlarmCheck()
+      }
     }
     let deadlines = [next?.at, enforcement.nextRetry].compactMap { $0 }
     if let earliest = deadlines.min() {

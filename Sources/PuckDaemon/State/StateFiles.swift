@@ -24,6 +24,11 @@ final class StateFiles {
     lock = try StateDirectoryLock(directory)
   }
 
+  /// Releases the directory's lock (the clean exit, after the last write).
+  func releaseLock() {
+    lock.release()
+  }
+
   /// Removes the temporary files of writes a crash interrupted (issue 8 item 9). Runs once at
   /// start, before anything writes: later it would delete a write in progress.
   func removeStaleTemporaryFiles() {
