@@ -14,7 +14,8 @@ import PuckSystem
 ///   (what falls due, the timers), `MissedRecorder` (the missed backlog).
 /// - Devices: `Ringer` (audio and buzzer), `Readers` (libnfc or simulated), `DockLines` (GPIO).
 /// - Control: `ControlServer` (the socket), `RequestRouter`, `PairingFlow`, `RehearsalFlow`.
-/// - `StatusReporter`: status, the alarm list, `STATUS=`, the LED.
+/// - `StatusReporter`: status, the alarm list, `STATUS=`, the LED; `Watchdog`.
+/// - `RemoteReaders` (reader nodes over MQTT) and `HomeAssistantBridge` (MQTT discovery).
 public final class Daemon {
   private let environment: DaemonEnvironment
   private let loop: EventLoop<LoopMessage>
