@@ -59,6 +59,10 @@ public final class MQTTConnection: Sendable {
     }
   }
 
+  /// `@unchecked`: an `OpaquePointer` is not `Sendable`, but libmosquitto documents
+  /// `mosquitto_publish`, `mosquitto_subscribe` and `mosquitto_disconnect` as safe from any
+  /// thread while `mosquitto_loop_start`'s thread runs, and the pointer is freed only once, in
+  /// `stop()`, after `state.stopped` is set (every publish checks it first).
   private struct Handle: @unchecked Sendable {
     /// Owned by this connection; freed once in `stop()`.
     let pointer: OpaquePointer
