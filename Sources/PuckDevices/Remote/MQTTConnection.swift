@@ -62,7 +62,7 @@ public final class MQTTConnection: Sendable {
   /// `@unchecked`: an `OpaquePointer` is not `Sendable`, but libmosquitto documents
   /// `mosquitto_publish`, `mosquitto_subscribe` and `mosquitto_disconnect` as safe from any
   /// thread while `mosquitto_loop_start`'s thread runs, and the pointer is freed only once, in
-  /// `stop()`, after `state.stopped` is set (every publish checks it first).
+  /// `stop()`, after `state.stopped` is set under the lock every publish holds.
   private struct Handle: @unchecked Sendable {
     /// Owned by this connection; freed once in `stop()`.
     let pointer: OpaquePointer
@@ -162,9 +162,14 @@ public final class MQTTConnection: Sendable {
   /// Publishes `payload` on `topic` at QoS 1; false if it could not even be queued.
   @discardableResult
   public func publish(_ topic: String, _ payload: [UInt8], retain: Bool = false) -> Bool {
-    guard !state.withLock({ $0.stopped }) else { return false }
-    return mosquitto_publish(handle.pointer, nil, topic, Int32(payload.count), payload, 1, retain)
-      == Int32(MOSQ_ERR_SUCCESS.rawValue)
+    // Under the lock: `stop()` sets `stopped` under it before it frees the client, so no
+    // publish from another thread is inside libmosquitto when the client goes.
+    let pointer = handle.pointer
+    return state.withLock { state in
+      guard !state.stopped else { return false }
+      return mosquitto_publish(pointer, nil, topic, Int32(payload.count), payload, 1, retain)
+        == Int32(MOSQ_ERR_SUCCESS.rawValue)
+    }
   }
 
   /// Says goodbye (no last will), ends the loop thread and frees the client. Idempotent.
