@@ -14,7 +14,7 @@ import PuckSystem
 ///   (what falls due, the timers), `MissedRecorder` (the missed backlog).
 /// - Devices: `Ringer` (audio and buzzer), `Readers` (libnfc or simulated), `DockLines` (GPIO).
 /// - Control: `ControlServer` (the socket), `RequestRouter`, `PairingFlow`, `RehearsalFlow`.
-/// - `StatusReporter`: status, the alarm list, `STATUS=`, the LED; `Watchdog`.
+/// - `StatusReporter`: status, the alarm list, `STATUS=`, the LED; `PreflightCheck`; `Watchdog`.
 /// - `RemoteReaders` (reader nodes over MQTT) and `HomeAssistantBridge` (MQTT discovery).
 public final class Daemon {
   private let environment: DaemonEnvironment
@@ -34,6 +34,7 @@ public final class Daemon {
   private let schedule: ScheduleKeeper
   private let retry: StateRetry
   private let status: StatusReporter
+  private let preflight: PreflightCheck
   private let pairingFlow: PairingFlow
   private let rehearsal: RehearsalFlow
   private let overrides: OverrideFlow
@@ -67,15 +68,19 @@ public final class Daemon {
     schedule = try ScheduleKeeper(dock: dock, enforcement: enforcement, missed: missed)
     retry = try StateRetry(dock: dock, enforcement: enforcement, schedule: schedule, missed: missed)
     overrides = OverrideFlow(dock: dock, enforcement: enforcement)
+    preflight = try PreflightCheck(
+      dock: dock, readers: readers, remoteReaders: remoteReaders, ringer: ringer, lines: lines,
+      schedule: schedule)
     status = StatusReporter(
       dock: dock, enforcement: enforcement, schedule: schedule, ringer: ringer, readers: readers,
-      remoteReaders: remoteReaders, lines: lines, overrides: overrides, notifier: notifier)
+      remoteReaders: remoteReaders, lines: lines, overrides: overrides, preflight: preflight,
+      notifier: notifier)
     pairingFlow = PairingFlow(dock: dock, enforcement: enforcement)
     rehearsal = RehearsalFlow(dock: dock, ringer: ringer, readers: readers, status: status)
     router = RequestRouter(
       dock: dock, enforcement: enforcement, schedule: schedule, retry: retry, status: status,
       readers: readers, remoteReaders: remoteReaders, pairing: pairingFlow, rehearsal: rehearsal,
-      overrides: overrides)
+      overrides: overrides, preflight: preflight)
     wire()
   }
 
@@ -91,14 +96,21 @@ public final class Daemon {
   /// The back edges between components: each is told whom to notify, never handed the others.
   private func wire() {
     state.files.onHeld = { [unowned self] in self.retry.arm() }
-    ringer.onChange = { [unowned self] in self.status.update() }
-    readers.onChange = { [unowned self] in self.status.update() }
+    ringer.onChange = { [unowned self] in
+      self.preflight.somethingChanged()
+      self.status.update()
+    }
+    readers.onChange = { [unowned self] in
+      self.preflight.somethingChanged()
+      self.status.update()
+    }
     readers.wakeUpIsOpen = { [unowned self] in self.enforcement.isOpen }
     readers.onScan = { [unowned self] uid, fresh in
       self.homeAssistant.tagScanned(uid, reader: "dock")
       self.tagScanned(uid, fresh: fresh)
     }
     remoteReaders.onChange = { [unowned self] in
+      self.preflight.somethingChanged()
       self.status.update()
       self.homeAssistant.readersChanged(self.scannerNames)
     }
@@ -130,14 +142,12 @@ public final class Daemon {
       self.updateReaderPolling()
       self.status.update()
     }
-    schedule.preAlarmCheck = { [unowned self] in
-      self.readers.checkHealth()
-      self.remoteReaders.checkHealth()
-      self.ringer.checkDevice()
-    }
+    schedule.checkDue = { [unowned self] in self.preflight.run(.beforeAlarm) }
+    preflight.onFinished = { [unowned self] in self.status.update() }
     retry.onRetried = { [unowned self] in self.status.update() }
     overrides.onChange = { [unowned self] in self.status.update() }
     pairingFlow.onChange = { [unowned self] in
+      self.preflight.somethingChanged()
       self.updateReaderPolling()
       self.status.update()
     }
@@ -183,6 +193,7 @@ public final class Daemon {
     try retry.watch(on: loop)
     settings.watchZone(on: loop) { [unowned self] in self.schedule.refresh() }
     try watchdog.watch(on: loop)
+    try preflight.watch(on: loop)
 
     // Resume what was open when the daemon last stopped (crash, kill -9, power loss), then ring
     // or record whatever fell due while it was down.
@@ -191,7 +202,6 @@ public final class Daemon {
     // One slice now, so a short downtime is fully recorded before READY; the rest of a long
     // one follows on the loop, with the socket answering between slices.
     missed.recordSlice()
-    ringer.checkDevice()
 
     server = try ControlServer(
       path: options.socketPath, time: environment.time, loop: loop,
@@ -206,6 +216,8 @@ public final class Daemon {
     }
     status.ready()
     Log.info("listening on \(options.socketPath)")
+    // After READY: it waits up to a few seconds for the devices' answers on the loop.
+    preflight.run(.start)
   }
 
   /// Runs every handler that is ready, and what they make ready, without sleeping (tests with a

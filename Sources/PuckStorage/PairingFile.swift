@@ -37,6 +37,24 @@ public struct PairingFile: Sendable {
     }
   }
 
+  /// Reads the file back through the same checks as `load`, changing nothing (a corrupt file is
+  /// reported, not kept aside): the pre-flight check's look at what is on disk. Nil when there
+  /// is no file, or what is wrong with it.
+  public func readBack() -> Result<PairedTag?, PairingReadBackError> {
+    let bytes: [UInt8]?
+    do {
+      bytes = try readTrusted()
+    } catch {
+      return .failure(PairingReadBackError(description: error.description))
+    }
+    guard let bytes else { return .success(nil) }
+    do {
+      return .success(try DocumentCodec.decode(PairedTag.self, from: bytes))
+    } catch {
+      return .failure(PairingReadBackError(description: "\(Self.name) does not parse: \(error)"))
+    }
+  }
+
   /// The file's bytes if it exists and passes the checks.
   private func readTrusted() throws(StorageError) -> [UInt8]? {
     do throws(PrivateFileError) {
@@ -58,4 +76,9 @@ public struct PairingFile: Sendable {
   public func remove() throws(StorageError) {
     try directory.remove(Self.name)
   }
+}
+
+/// Why `PairingFile.readBack` found the file unusable, in words.
+public struct PairingReadBackError: Error, Hashable, Sendable, CustomStringConvertible {
+  public var description: String
 }

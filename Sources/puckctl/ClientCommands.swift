@@ -68,6 +68,7 @@ struct ClientCommands {
       let reply = try client.send(.test(seconds: seconds, scanSeconds: scanSeconds), progress: printProgress)
       return report(reply)
     case .acknowledge: return try simple(.acknowledge)
+    case .check: return try check(args)
     case .readerAdd:
       var key: String?
       if args.flag("key-stdin") {
@@ -134,6 +135,21 @@ struct ClientCommands {
       print(StatusText(zone: zone, now: now).render(status))
     }
     return status.protected ? .success : .failure
+  }
+
+  /// One line per part on stdout (or the report as JSON), then exit 1 if any part failed.
+  private func check(_ args: ArgumentList) throws -> ExitCode {
+    let reply = try client.send(.check)
+    guard let report = reply.check else { return report(reply) }
+    if args.flag("json") {
+      var plain = ControlReply(ok: reply.ok)
+      plain.check = report
+      print(String(decoding: ControlWire.encode(plain), as: UTF8.self))
+    } else {
+      print("pre-flight check \(report.passed ? "passed" : "FAILED"):")
+      for part in report.parts { print("  \(part.line)") }
+    }
+    return report.passed ? .success : .failure
   }
 
   private func pair(_ args: ArgumentList) throws -> ExitCode {

@@ -62,6 +62,11 @@ struct StatusText {
       lines.append("Clock:    NOT synchronised (\(status.zone)) — alarms follow the clock as it is")
     case nil: lines.append("Clock:    synchronisation unknown (\(status.zone))")
     }
+    if let check = status.check {
+      let result = check.passed ? "passed" : "FAILED: " + check.failures.map(\.name).joined(separator: ", ")
+      lines.append(
+        "Check:    \(result) (\(check.trigger.rawValue), \(local(check.at)); puckctl check for details)")
+    }
     for problem in status.problems { lines.append("Problem:  \(problem)") }
     // The daemon sends the newest few; after a long downtime the rest are only counted.
     if let total = status.missedTotal, total > status.missed.count {

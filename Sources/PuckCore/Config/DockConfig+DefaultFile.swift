@@ -84,6 +84,10 @@ extension DockConfig {
     # How long "sudo puckctl override" waits, with the ring going on, before it closes the
     # wake-ups without a scan: 0s to 30min. The way out should cost something.
     #override_delay = 2min
+    # How long before each alarm the pre-flight check runs (reader, pairing, audio, buzzer,
+    # clock, remote readers, the armed timer); a failure chirps the buzzer, blinks the LED fast
+    # and shows in status: 1min to 2h. It also runs at start and on "puckctl check".
+    #check_before = 10min
 
     [mqtt]
     # The MQTT broker through which remote readers (a reader node in the kitchen, say) reach

@@ -8,7 +8,10 @@ extension DockConfig {
     ("led", ["chip", "line", "active_low"]),
     (
       "enforcement",
-      ["retry_delay", "ring_timeout", "missed_grace", "retry_shrink", "retry_floor", "override_delay"]
+      [
+        "retry_delay", "ring_timeout", "missed_grace", "retry_shrink", "retry_floor", "override_delay",
+        "check_before",
+      ]
     ),
     ("mqtt", ["host", "port", "username", "password_file", "ca_file", "dock_name"]),
     ("homeassistant", ["enabled", "discovery_prefix"]),

@@ -181,6 +181,9 @@ public struct EnforcementSettings: Hashable, Sendable {
   /// `override_delay`: how long `puckctl override` waits, with the ring going on, before it
   /// closes the wake-ups: the way out is not free.
   public var overrideDelay: Duration = .seconds(120)
+  /// `check_before`: how long before each alarm the pre-flight check runs, so a failure is
+  /// noticed while someone can still fix it (docs/DESIGN.md R5).
+  public var checkBefore: Duration = .seconds(600)
 
   /// The range `retry_delay` accepts (docs/DESIGN.md D10).
   public static let retryDelayRange: ClosedRange<Duration> = .seconds(5)...(.seconds(30 * 60))
@@ -192,6 +195,8 @@ public struct EnforcementSettings: Hashable, Sendable {
   public static let retryShrinkRange: ClosedRange<Duration> = .zero...(.seconds(30 * 60))
   /// The range `override_delay` accepts.
   public static let overrideDelayRange: ClosedRange<Duration> = .zero...(.seconds(30 * 60))
+  /// The range `check_before` accepts.
+  public static let checkBeforeRange: ClosedRange<Duration> = .seconds(60)...(.seconds(2 * 3600))
   /// The range `retry_floor` accepts (the same minimum as `retry_delay`).
   public static let retryFloorRange: ClosedRange<Duration> = .seconds(5)...(.seconds(30 * 60))
 
@@ -204,6 +209,7 @@ public struct EnforcementSettings: Hashable, Sendable {
     case "retry_shrink": return (\.retryShrink, retryShrinkRange)
     case "override_delay": return (\.overrideDelay, overrideDelayRange)
     case "retry_floor": return (\.retryFloor, retryFloorRange)
+    case "check_before": return (\.checkBefore, checkBeforeRange)
     default: return nil
     }
   }

@@ -20,6 +20,7 @@ public enum CommandName: String, CaseIterable, Hashable, Sendable {
   case history
   case test
   case acknowledge
+  case check
   case readerAdd = "reader.add"
   case readerRemove = "reader.rm"
   case readerList = "reader.list"
@@ -181,6 +182,18 @@ extension CommandName {
       return CommandSpec(
         name: self, words: ["resume"], role: .member, operand: nil, options: [], synopsis: "resume",
         summary: "end the whole dock's pause", help: "usage: puckctl resume\nEnds a pause of the whole dock.")
+    case .check:
+      return CommandSpec(
+        name: self, words: ["check"], role: .member, operand: nil, options: [CommandOption("json", .flag)],
+        synopsis: "check [--json]", summary: "pre-flight check: read back what the next alarm needs",
+        help: """
+          usage: puckctl check [--json]
+          Runs the pre-flight check now, as puckd does at start and [enforcement] check_before
+          (10 min) ahead of every alarm: the reader answers, the pairing file reads back and
+          holds the paired tag, the audio device opens and the sound is loaded, the buzzer line
+          is held, the clock is synchronised, every remote reader is online, and the alarm timer
+          the kernel holds is the next alarm's. One line per part; exit status 1 if any failed.
+          """)
     case .stop:
       return CommandSpec(
         name: self, words: ["stop"], role: .member, operand: nil, options: [], synopsis: "stop",

@@ -121,6 +121,8 @@ public enum ControlCommand: Hashable, Sendable {
   case test(seconds: Int, scanSeconds: Int = CommandTable.testScanSeconds.defaultValue ?? 30)
   /// Clear the state problems status shows (corrupt files kept aside).
   case acknowledge
+  /// Run the pre-flight check now and report every part.
+  case check
   /// Enrol a remote reader under a name with a new key, or with the key another dock made for
   /// the same node (64 lower-case hex digits).
   case readerAdd(String, key: String? = nil)
@@ -149,6 +151,7 @@ public enum ControlCommand: Hashable, Sendable {
     case .history: return .history
     case .test: return .test
     case .acknowledge: return .acknowledge
+    case .check: return .check
     case .readerAdd: return .readerAdd
     case .readerRemove: return .readerRemove
     case .readerList: return .readerList

@@ -17,6 +17,8 @@ public struct ControlReply: Hashable, Sendable, Codable {
   /// With `history`: the cursor for the next older page (send it as `before`); absent when the
   /// page reaches the oldest entry.
   public var nextBefore: Int?
+  /// `check`: what the pre-flight check found.
+  public var check: PreflightReport?
 
   public init(
     ok: Bool? = nil, progress: String? = nil, failure: ControlFailure? = nil, message: String? = nil,
@@ -142,6 +144,8 @@ public struct DockStatus: Hashable, Sendable, Codable {
   public var overrideAt: Instant?
   /// Overrides since the last acknowledge, newest last (a few).
   public var overrides: [String]?
+  /// The last pre-flight check; nil before the first has finished (or from an older puckd).
+  public var check: PreflightReport?
 
   public init(
     protected: Bool, reasons: [String], simulated: Bool, nextAlarm: String?, nextAlarmAt: Instant?,

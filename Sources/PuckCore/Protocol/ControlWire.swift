@@ -79,7 +79,7 @@ public enum ControlWire {
   public static func encode(_ command: ControlCommand) -> [UInt8] {
     var request = Request(v: version, command: command.name)
     switch command {
-    case .status, .unpair, .alarmList, .stop, .override, .acknowledge, .readerList: break
+    case .status, .unpair, .alarmList, .stop, .override, .acknowledge, .readerList, .check: break
     case .readerAdd(let name, let key):
       request.reader = name
       request.key = key
@@ -226,6 +226,7 @@ public enum ControlWire {
         seconds: try integer(request.seconds, CommandTable.testSeconds),
         scanSeconds: try integer(request.scanSeconds, CommandTable.testScanSeconds))
     case .acknowledge: return .acknowledge
+    case .check: return .check
     case .readerAdd:
       let key = request.key?.lowercased()
       if let key,

@@ -19,6 +19,10 @@ public enum ProtectionReason: Hashable, Sendable {
   case noTagPaired
   /// The audio has a fault and no buzzer works. Code `nothing-can-ring`.
   case nothingCanRing(audioDetail: String)
+  /// The alarm timer the kernel holds is not the next deadline (R5). Code `timer-not-armed`.
+  case timerNotArmed(detail: String)
+  /// The last pre-flight check found these parts failing. Code `check-failed`.
+  case checkFailed(parts: [String])
   /// Every alarm is disabled (or there is none). Code `no-enabled-alarm`.
   case noEnabledAlarm
   /// Alarms are enabled but none will ring again. Code `no-alarm-ahead`.
@@ -43,6 +47,8 @@ public enum ProtectionReason: Hashable, Sendable {
     case .pairingUnreadable: "pairing-unreadable"
     case .noTagPaired: "no-tag-paired"
     case .nothingCanRing: "nothing-can-ring"
+    case .timerNotArmed: "timer-not-armed"
+    case .checkFailed: "check-failed"
     case .noEnabledAlarm: "no-enabled-alarm"
     case .noAlarmAhead: "no-alarm-ahead"
     case .nextAlarmWithoutPuck: "next-alarm-without-puck"
@@ -69,6 +75,9 @@ public enum ProtectionReason: Hashable, Sendable {
     case .noTagPaired: "no tag paired — run: sudo puckctl pair"
     case .nothingCanRing(let audioDetail):
       "nothing can ring: audio has a fault (\(audioDetail)) and there is no working buzzer"
+    case .timerNotArmed(let detail): "alarm timer: \(detail)"
+    case .checkFailed(let parts):
+      "the last pre-flight check failed: \(parts.joined(separator: ", ")) — see 'puckctl check'"
     case .noEnabledAlarm: "no enabled alarm — add one: puckctl alarm add 06:30 --days weekdays"
     case .noAlarmAhead: "no alarm will ring again (one-shots in the past?)"
     case .nextAlarmWithoutPuck(let alarm): "the next alarm (\(alarm)) does not require the puck (--no-puck)"
@@ -83,7 +92,7 @@ public enum ProtectionReason: Hashable, Sendable {
 extension ProtectionReason: Codable {
   /// `code` plus the case's parameters, flat in one object.
   private enum CodingKeys: String, CodingKey {
-    case code, files, count, error, state, detail, problem, audioDetail, alarm
+    case code, files, count, error, state, detail, problem, audioDetail, alarm, parts
   }
 
   public init(from decoder: any Decoder) throws {
@@ -107,6 +116,8 @@ extension ProtectionReason: Codable {
     case "no-tag-paired": self = .noTagPaired
     case "nothing-can-ring":
       self = .nothingCanRing(audioDetail: try container.decode(String.self, forKey: .audioDetail))
+    case "timer-not-armed": self = .timerNotArmed(detail: try container.decode(String.self, forKey: .detail))
+    case "check-failed": self = .checkFailed(parts: try container.decode([String].self, forKey: .parts))
     case "no-enabled-alarm": self = .noEnabledAlarm
     case "no-alarm-ahead": self = .noAlarmAhead
     case "next-alarm-without-puck":
@@ -133,6 +144,8 @@ extension ProtectionReason: Codable {
     case .pairingUnreadable(let problem): try container.encode(problem, forKey: .problem)
     case .nothingCanRing(let audioDetail): try container.encode(audioDetail, forKey: .audioDetail)
     case .nextAlarmWithoutPuck(let alarm): try container.encode(alarm, forKey: .alarm)
+    case .timerNotArmed(let detail): try container.encode(detail, forKey: .detail)
+    case .checkFailed(let parts): try container.encode(parts, forKey: .parts)
     case .problemsNeedAttention(let count): try container.encode(count, forKey: .count)
     case .simulated, .noTagPaired, .noEnabledAlarm, .noAlarmAhead, .clockNotSynchronized, .unrecognized: break
     }

@@ -40,6 +40,13 @@ public struct ProtectionVerdict: Hashable, Sendable {
     {
       reasons.append(.nothingCanRing(audioDetail: audio.detail))
     }
+    // Only the kernel's copy of the timer counts, read back for this snapshot (R5).
+    if let timer = snapshot.timerProblem {
+      reasons.append(.timerNotArmed(detail: timer))
+    }
+    if !snapshot.failedChecks.isEmpty {
+      reasons.append(.checkFailed(parts: snapshot.failedChecks))
+    }
     if !snapshot.hasEnabledAlarm {
       reasons.append(.noEnabledAlarm)
     } else if snapshot.nextAlarm == nil {

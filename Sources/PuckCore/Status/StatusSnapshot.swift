@@ -63,13 +63,19 @@ public struct StatusSnapshot: Hashable, Sendable {
   public var configProblem: String?
   /// The sound file's error, when the built-in tone rings instead.
   public var soundProblem: String?
+  /// What is wrong with the alarm timer as the kernel holds it, read back just now; nil when it
+  /// holds the next deadline (or nothing needs to be armed).
+  public var timerProblem: String?
+  /// The parts the last pre-flight check found failing; empty when it passed or none ran.
+  public var failedChecks: [String] = []
 
   public init(
     simulated: Bool = false, devices: [DeviceHealth] = [], pairedTag: String? = nil,
     pairingProblem: String? = nil, hasEnabledAlarm: Bool = false, nextAlarm: NextAlarm? = nil,
     clockSynchronized: Bool? = nil, unreadableFiles: [UnreadableFile] = [],
     unrecordedHistory: UnrecordedHistory? = nil, stateProblems: [String] = [],
-    configProblem: String? = nil, soundProblem: String? = nil
+    configProblem: String? = nil, soundProblem: String? = nil, timerProblem: String? = nil,
+    failedChecks: [String] = []
   ) {
     self.simulated = simulated
     self.devices = devices
@@ -83,6 +89,8 @@ public struct StatusSnapshot: Hashable, Sendable {
     self.stateProblems = stateProblems
     self.configProblem = configProblem
     self.soundProblem = soundProblem
+    self.timerProblem = timerProblem
+    self.failedChecks = failedChecks
   }
 
   /// The health of `device`, when the snapshot has it.

@@ -17,6 +17,7 @@ final class RequestRouter {
   let pairing: PairingFlow
   let rehearsal: RehearsalFlow
   let overrides: OverrideFlow
+  let preflight: PreflightCheck
   /// Where a simulated scan goes (pairing first, else the guards).
   var onScan: (TagUID, Bool) -> Void = { _, _ in }
 
@@ -25,8 +26,9 @@ final class RequestRouter {
     schedule: ScheduleKeeper, retry: StateRetry,
     status: StatusReporter, readers: Readers, remoteReaders: RemoteReaders, pairing: PairingFlow,
     rehearsal: RehearsalFlow,
-    overrides: OverrideFlow
+    overrides: OverrideFlow, preflight: PreflightCheck
   ) {
+    self.preflight = preflight
     self.dock = dock
     self.enforcement = enforcement
     self.schedule = schedule
@@ -98,6 +100,7 @@ final class RequestRouter {
     case .test(let seconds, let scanSeconds):
       rehearsal.start(seconds: seconds, scanSeconds: scanSeconds, client: client)
     case .acknowledge: acknowledge(client: client)
+    case .check: preflight.run(.request, client: client)
     case .readerAdd(let name, let key): addReader(name, key: key, client: client)
     case .readerRemove(let name): removeReader(name, client: client)
     case .readerList: listReaders(client: client)

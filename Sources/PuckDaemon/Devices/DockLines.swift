@@ -33,9 +33,10 @@ final class DockLines {
     }
   }
 
-  /// The LED: steady when protected with no wake-up open, blinking otherwise.
-  func showLED(steady: Bool) {
-    led.show(steady ? .steady : .blinking)
+  /// The LED: steady when protected with no wake-up open, blinking otherwise, flickering while
+  /// a failed pre-flight check stands before a coming alarm.
+  func showLED(steady: Bool, alert: Bool = false) {
+    led.show(alert ? .alert : steady ? .steady : .blinking)
   }
 
   /// The buzzer's, button's and LED's health, in that order.

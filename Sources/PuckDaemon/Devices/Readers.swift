@@ -15,6 +15,8 @@ final class Readers {
   private var generation = 0
   /// Nil with `[reader] device = none` (only remote readers).
   private(set) var health: DeviceHealth? = DeviceHealth(.reader, state: .absent, detail: "not started")
+  /// How many health events the current reader has sent (the pre-flight check waits for one).
+  private(set) var healthReports = 0
   /// Whether polling is wanted (kept across a reader replaced on reload).
   private var polling = false
   /// A tag was scanned (fresh: presented, not lying there).
@@ -119,6 +121,7 @@ final class Readers {
         }
       }
       health = reported
+      healthReports += 1
       onChange()
     }
   }
@@ -130,9 +133,12 @@ final class Readers {
     if let stalled = reader?.checkProgress() { health = DeviceHealth(.reader, stalled) }
   }
 
-  /// Asks for a health report (before an alarm).
-  func checkHealth() {
+  /// Asks for a health report (the pre-flight check); false when there is no reader to ask.
+  /// The answer arrives as a health event, which counts in `healthReports`.
+  @discardableResult
+  func checkHealth() -> Bool {
     reader?.checkHealth()
+    return reader != nil
   }
 
   /// Stops the reader's thread (shutdown).

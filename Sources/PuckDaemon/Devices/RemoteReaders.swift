@@ -144,17 +144,20 @@ final class RemoteReaders {
     }
   }
 
-  /// The check before an alarm: asks each reader for its health and warns about every one that
-  /// cannot end the coming wake-up (status and `STATUS=` say it too, through the verdict).
-  func checkHealth() {
+  /// The pre-flight check's part for each reader: online or not, as last heard (each is asked
+  /// for its health too; a change arrives as an event and re-runs a failed check).
+  func check() -> [PreflightReport.Part] {
     refresh()
-    for name in names {
-      guard let entry = entries[name] else { continue }
+    return names.compactMap { name in
+      guard let entry = entries[name] else { return nil }
       entry.reader.checkHealth()
-      if entry.health.state != .ok {
-        Log.warning("before the next alarm: remote reader \(name) is not working: \(entry.health.detail)")
-      }
+      return PreflightReport.Part("remote \(name)", ok: entry.health.state == .ok, entry.health.detail)
     }
+  }
+
+  /// Whether reader `name` is online, as last heard; nil when there is no such reader.
+  func isOnline(_ name: String) -> Bool? {
+    entries[name].map { $0.health.state == .ok }
   }
 
   /// The health each reader has now ("heard 3 s ago" moves on between events).

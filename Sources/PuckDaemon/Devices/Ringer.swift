@@ -16,6 +16,8 @@ final class Ringer {
   /// Counts the outputs made, so events of a replaced one are told apart.
   private var generation = 0
   private(set) var health = DeviceHealth(.audio, state: .ok, detail: "idle")
+  /// How many answers `checkDevice` has had (the pre-flight check waits for one).
+  private(set) var deviceChecks = 0
   /// What is ringing now and why; nil when silent or rehearsing.
   private(set) var ringing: RingIdentity?
   private(set) var rehearsing = false
@@ -102,9 +104,11 @@ final class Ringer {
   }
 
   /// Opens the audio device once, off the loop thread, so status can say before an alarm
-  /// whether it would sound (docs/DESIGN.md D9: checked ahead, not at fire time).
-  func checkDevice() {
-    guard !isSounding else { return }
+  /// whether it would sound (docs/DESIGN.md D9: checked ahead, not at fire time). False when no
+  /// check was started (the device is in use, which answers the question).
+  @discardableResult
+  func checkDevice() -> Bool {
+    guard !isSounding else { return false }
     let output = audio
     let inbox = self.inbox
     DispatchQueue.global().async {
@@ -115,11 +119,13 @@ final class Ringer {
         inbox.post(.audioCheck(device: output.deviceName, error: error))
       }
     }
+    return true
   }
 
   /// The answer of `checkDevice`.
   func deviceChecked(_ device: String, error: ALSAError?) {
     guard !isSounding, device == settings.config.audio.device else { return }
+    deviceChecks += 1
     if let error {
       health = DeviceHealth(.audio, state: .fault, detail: "cannot open \(device): \(error)")
       Log.error("audio: the device \(device) does not open: \(error) — an alarm would have no sound")

@@ -5,21 +5,21 @@ import PuckSystem
 
 /// When alarms ring: catches up with what fell due (docs/DESIGN.md S4–S8), hands each due
 /// occurrence and retry to `Enforcement`, records missed alarms in bounded slices, and keeps
-/// the wall timer armed for the next alarm or retry and the pre-alarm check a minute before.
+/// the wall timer armed for the next alarm or retry and the pre-flight check `check_before` it.
 final class ScheduleKeeper {
   private let dock: DockContext
   private let enforcement: Enforcement
   private let missed: MissedRecorder
   /// Next alarm or retry, on CLOCK_REALTIME with CANCEL_ON_SET.
   private let wallTimer: any LoopTimer
-  /// Before each alarm the reader and the audio device are checked (CLOCK_REALTIME).
-  private let preAlarmTimer: any LoopTimer
-  /// The alarm instant the last pre-alarm check was for: one check per coming alarm.
+  /// The pre-flight check `[enforcement] check_before` ahead of each alarm (CLOCK_REALTIME).
+  private let checkTimer: any LoopTimer
+  /// The alarm instant the last pre-flight check was for: one check per coming alarm.
   private var checkedFor: Instant?
   /// Called after every refresh (reader polling, status).
   var onRefresh: () -> Void = {}
-  /// The pre-alarm device check.
-  var preAlarmCheck: () -> Void = {}
+  /// The pre-flight check is due for the coming alarm.
+  var checkDue: () -> Void = {}
 
   init(
     dock: DockContext, enforcement: Enforcement,
@@ -29,7 +29,7 @@ final class ScheduleKeeper {
     self.enforcement = enforcement
     self.missed = missed
     wallTimer = try dock.time.makeTimer(.wallClock)
-    preAlarmTimer = try dock.time.makeTimer(.wallClock)
+    checkTimer = try dock.time.makeTimer(.wallClock)
   }
 
   /// Watches both timers; a step of the wall clock is handed to `Enforcement` first.
@@ -38,10 +38,10 @@ final class ScheduleKeeper {
       if firing == .clockStepped { self.enforcement.clockStepped() }
       self.processDue()
     }
-    try loop.watch(preAlarmTimer) { [unowned self] firing in
+    try loop.watch(checkTimer) { [unowned self] firing in
       guard firing == .expired else { return }
       self.checkedFor = self.nextAlarm()?.at
-      self.preAlarmCheck()
+      self.checkDue()
     }
   }
 
@@ -110,22 +110,43 @@ final class ScheduleKeeper {
     enforcement.save()
   }
 
+  /// The deadline the wall timer must hold: the earliest of the next alarm and the next retry.
+  private func nextDeadline(next: (alarm: Alarm, at: Instant)?) -> Instant? {
+    [next?.at, enforcement.nextRetry].compactMap { $0 }.min()
+  }
+
+  /// What is wrong with the wall timer as the kernel holds it now (`timerfd_gettime`), against
+  /// the deadline computed afresh; nil when it holds that deadline, when nothing is due, or
+  /// when the deadline is already here (its handler is about to run). Status trusts this, not
+  /// the memory of an `arm` that returned (docs/DESIGN.md R5).
+  func timerProblem() -> String? {
+    guard let expected = nextDeadline(next: nextAlarm()), expected > dock.time.instant else { return nil }
+    guard let held = wallTimer.readBack() else {
+      return "not armed in the kernel (the next deadline is \(dock.settings.describe(expected)))"
+    }
+    // Armed on whole seconds; the read-back is now + time left, so round it to the second.
+    let heldSeconds = (held + .milliseconds(500)).components.seconds
+    guard heldSeconds != expected.unixSeconds else { return nil }
+    return "armed for \(dock.settings.describe(Instant(unixSeconds: heldSeconds))), "
+      + "not the next deadline \(dock.settings.describe(expected))"
+  }
+
   /// Arms the wall timer for the earliest of the next alarm and the next retry, and the
-  /// pre-alarm device check a minute before the alarm; an alarm less than a minute away (just
-  /// added) is checked at once, once.
+  /// pre-flight check `check_before` ahead of the alarm; an alarm closer than that (just added,
+  /// or at start) is checked at once, once.
   func refresh() {
     let next = nextAlarm()
-    if let at = next?.at, at.seconds(since: dock.time.instant) > 60 {
-      try? preAlarmTimer.arm(at: at.adding(seconds: -60))
+    let lead = Int64(dock.settings.config.enforcement.checkBefore.components.seconds)
+    if let at = next?.at, at.seconds(since: dock.time.instant) > lead {
+      try? checkTimer.arm(at: at.adding(seconds: -lead))
     } else {
-      preAlarmTimer.disarm()
+      checkTimer.disarm()
       if let at = next?.at, checkedFor != at {
         checkedFor = at
-        preAlarmCheck()
+        checkDue()
       }
     }
-    let deadlines = [next?.at, enforcement.nextRetry].compactMap { $0 }
-    if let earliest = deadlines.min() {
+    if let earliest = nextDeadline(next: next) {
       do {
         try wallTimer.arm(at: earliest)
       } catch  where error.code == ECANCELED {

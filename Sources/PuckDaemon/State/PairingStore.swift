@@ -39,6 +39,33 @@ final class PairingStore {
     }
   }
 
+  /// The pre-flight check of the pairing: the file read back from disk through the same checks
+  /// as at start, and the tag it holds against the one this daemon enforces. Changes nothing:
+  /// a loosened or swapped file is reported, and the tag in memory goes on ending wake-ups.
+  func readBack() -> (ok: Bool, detail: String) {
+    switch file.readBack() {
+    case .failure(let error):
+      return (
+        false, "\(error)\(tag.map { " — the tag paired earlier (\($0.masked)) still ends a wake-up" } ?? "")"
+      )
+    case .success(nil):
+      return tag == nil
+        ? (false, "no tag paired — run: sudo puckctl pair")
+        : (false, "\(PairingFile.name) is gone from disk; pair again: sudo puckctl pair")
+    case .success(let onDisk?):
+      guard let tag else {
+        return (
+          false,
+          "\(PairingFile.name) holds \(onDisk.uid.masked), which this puckd has not loaded (restart it)"
+        )
+      }
+      guard onDisk.uid == tag else {
+        return (false, "\(PairingFile.name) now holds \(onDisk.uid.masked), not the paired tag \(tag.masked)")
+      }
+      return (true, "\(PairingFile.name) reads back \(tag.masked), root-only")
+    }
+  }
+
   /// Stores the pairing, unless the file could not be read (then pairing would silently
   /// replace a pairing nobody has seen); the read is tried once more first.
   func save(_ paired: PairedTag) throws(StorageError) {

@@ -16,6 +16,7 @@ final class StatusReporter {
   var onUpdate: (DockStatus) -> Void = { _ in }
   private let lines: DockLines
   private let overrides: OverrideFlow
+  private let preflight: PreflightCheck
   private let notifier: SystemdNotifier
   private var lastLine = ""
 
@@ -23,8 +24,9 @@ final class StatusReporter {
     dock: DockContext, enforcement: Enforcement,
     schedule: ScheduleKeeper,
     ringer: Ringer, readers: Readers, remoteReaders: RemoteReaders, lines: DockLines, overrides: OverrideFlow,
-    notifier: SystemdNotifier
+    preflight: PreflightCheck, notifier: SystemdNotifier
   ) {
+    self.preflight = preflight
     self.dock = dock
     self.enforcement = enforcement
     self.schedule = schedule
@@ -78,7 +80,8 @@ final class StatusReporter {
       clockSynchronized: dock.time.isSynchronized(), unreadableFiles: dock.state.files.unreadable.files,
       unrecordedHistory: unrecorded, stateProblems: dock.state.files.problems,
       configProblem: dock.settings.configProblem,
-      soundProblem: dock.settings.soundProblem)
+      soundProblem: dock.settings.soundProblem, timerProblem: schedule.timerProblem(),
+      failedChecks: preflight.last?.failures.map(\.name) ?? [])
   }
 
   /// Everything `puckctl status` shows, with the verdict and every reason against it.
@@ -99,6 +102,7 @@ final class StatusReporter {
       zone: dock.settings.zoneName, missedTotal: record.unacknowledgedMissedCount,
       reasonCodes: verdict.reasons)
     status.overrideAt = overrides.closesAt
+    status.check = preflight.last
     let today = dock.settings.zone.localDateTime(at: dock.time.instant).date
     status.pausedUntil = dock.state.alarms.book.pausedUntil.flatMap { $0 > today ? $0 : nil }
     status.overrides = record.unacknowledgedOverrides.map {
@@ -124,6 +128,9 @@ final class StatusReporter {
       schedule.nextAlarm().map { "next alarm \(dock.settings.describe($0.at)) (\($0.alarm.displayName))" }
       ?? "no alarm scheduled"
     if dock.settings.simulated { line += " — SIMULATED, not protected" }
+    if preflight.alertStanding, let failures = preflight.last?.failures {
+      line = "CHECK FAILED (\(failures.map(\.name).joined(separator: ", "))) — " + line
+    }
     return line
   }
 
@@ -131,7 +138,8 @@ final class StatusReporter {
   func update() {
     readers.refreshProgress()
     let status = dockStatus()
-    lines.showLED(steady: status.protected && !enforcement.isOpen)
+    lines.showLED(
+      steady: status.protected && !enforcement.isOpen, alert: preflight.alertStanding && !enforcement.isOpen)
     onUpdate(status)
     let line = statusLine()
     guard line != lastLine else { return }

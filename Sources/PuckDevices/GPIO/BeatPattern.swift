@@ -29,6 +29,13 @@ public struct BeatPattern: Hashable, Sendable {
   /// The short "wrong puck" buzz: three 80 ms chirps, 80 ms apart (400 ms in all).
   public static let wrongPuck = BeatPattern(on: .milliseconds(80), off: .milliseconds(80), beats: 3)
 
+  /// The pre-flight check's warning: two 500 ms tones, 250 ms apart (1.25 s in all), unlike
+  /// both the ring and the wrong-puck chirp, so a person getting into bed can tell it.
+  public static let checkFailed = BeatPattern(on: .milliseconds(500), off: .milliseconds(250), beats: 2)
+
+  /// A 4 Hz flicker: 125 ms on, 125 ms off; the LED's "a check failed".
+  public static let flicker = BeatPattern(on: .milliseconds(125), off: .milliseconds(125))
+
   /// A 1 Hz blink: 500 ms on, 500 ms off.
   public static let blink = BeatPattern(on: .milliseconds(500), off: .milliseconds(500))
 

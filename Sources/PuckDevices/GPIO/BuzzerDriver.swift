@@ -57,10 +57,16 @@ public final class BuzzerDriver: Sendable {
   /// Chirps the short "wrong puck" pattern (`BeatPattern.wrongPuck`) unless a ring is going,
   /// which it leaves alone.
   public func chirpWrongPuck() {
+    chirp(.wrongPuck)
+  }
+
+  /// Chirps `pattern` (a finite one: `BeatPattern.wrongPuck`, `.checkFailed`) unless a ring
+  /// is going, which it leaves alone.
+  public func chirp(_ pattern: BeatPattern) {
     line.update { [line] state, now in
       guard !state.mode else { return }
       state.output?.open(with: line.openLine)
-      state.output?.signal = .beats(.wrongPuck, since: now)
+      state.output?.signal = .beats(pattern, since: now)
     }
   }
 

@@ -8,6 +8,8 @@ public enum LEDIndication: Hashable, Sendable, CustomStringConvertible {
   case steady
   /// Blinking at 1 Hz: a wake-up is open, or something needs attention (not protected).
   case blinking
+  /// Flickering at 4 Hz: the last pre-flight check failed before a coming alarm.
+  case alert
 
   /// "off", "steady", "blinking".
   public var description: String {
@@ -15,12 +17,14 @@ public enum LEDIndication: Hashable, Sendable, CustomStringConvertible {
     case .off: return "off"
     case .steady: return "steady"
     case .blinking: return "blinking"
+    case .alert: return "flickering (a check failed)"
     }
   }
 }
 
 /// The dock's status LED on a GPIO line: steady when protected, blinking (`BeatPattern.blink`,
-/// 1 Hz) while a guard is open or something needs attention, off when the daemon stops.
+/// 1 Hz) while a guard is open or something needs attention, flickering (`BeatPattern.flicker`,
+/// 4 Hz) when a pre-flight check failed before a coming alarm, off when the daemon stops.
 ///
 /// Timing works as in `BuzzerDriver`: `step()` drives the level due now and returns the next
 /// deadline; the daemon's LED steps itself on its own thread, a LED given a clock
@@ -58,6 +62,7 @@ public final class StatusLED: Sendable {
       case .off: state.output?.signal = .off
       case .steady: state.output?.signal = .on
       case .blinking: state.output?.signal = .beats(.blink, since: now)
+      case .alert: state.output?.signal = .beats(.flicker, since: now)
       }
     }
   }

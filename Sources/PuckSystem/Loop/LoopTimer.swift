@@ -19,6 +19,10 @@ public protocol LoopTimer: AnyObject {
   func disarm()
   /// Reads what woke the loop: expired, clock stepped, or nothing (a spurious wake-up).
   func acknowledge() -> Timer.Firing?
+  /// The deadline as the clock holds it now (the kernel's `timerfd_gettime` for a timerfd), on
+  /// the timer's own clock; nil when nothing is armed. What status trusts, rather than the
+  /// memory of an `arm` that returned (docs/DESIGN.md R4).
+  func readBack() -> Duration?
 }
 
 extension Timer: LoopTimer {}

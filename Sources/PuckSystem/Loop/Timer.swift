@@ -72,6 +72,17 @@ public final class Timer {
     isArmed = false
   }
 
+  /// The deadline the kernel holds, read with `timerfd_gettime` (which gives the time left,
+  /// absolute timers included) plus the clock's reading; nil when the timer is disarmed or has
+  /// expired.
+  public func readBack() -> Duration? {
+    var spec = itimerspec()
+    guard (try? systemCall("timerfd_gettime", { timerfd_gettime(fd, &spec) })) != nil else { return nil }
+    guard spec.it_value.tv_sec != 0 || spec.it_value.tv_nsec != 0 else { return nil }
+    let clock: SystemClock = kind == .wallClock ? .wall : .monotonic
+    return clock.now() + Duration(reading: spec.it_value)
+  }
+
   /// Reads the timer after epoll said it is readable: expired, stepped clock, or nothing
   /// (a spurious wake-up after a re-arm).
   public func acknowledge() -> Firing? {

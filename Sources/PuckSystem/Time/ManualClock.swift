@@ -109,6 +109,14 @@ public final class ManualClock: TimeSource {
     state.withLock { $0.synchronized }
   }
 
+  /// Drops every deadline without telling the timers' owners, as if the kernel had lost them:
+  /// a fault to inject, so a test sees whether the daemon reads its timers back.
+  public func loseDeadlines() {
+    state.withLock { state in
+      for id in state.timers.keys { state.timers[id]?.deadline = nil }
+    }
+  }
+
   /// Sets what `isSynchronized()` answers (nil: the kernel could not say).
   public func setSynchronized(_ synchronized: Bool?) {
     state.withLock { $0.synchronized = synchronized }

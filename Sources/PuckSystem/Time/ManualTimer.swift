@@ -72,6 +72,11 @@ public final class ManualTimer: LoopTimer {
     }
   }
 
+  /// The deadline while armed and not yet expired, as the kernel would report it.
+  public func readBack() -> Duration? {
+    clock.state.withLock { $0.timers[id]?.deadline }
+  }
+
   /// What fired since the last call: expired, clock stepped, or nothing.
   public func acknowledge() -> Timer.Firing? {
     clock.state.withLock { state in

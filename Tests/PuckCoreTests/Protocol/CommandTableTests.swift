@@ -36,6 +36,7 @@ import Testing
     case .history: return .history(HistoryQuery(limit: 50, before: 4096))
     case .test: return .test(seconds: 12)
     case .acknowledge: return .acknowledge
+    case .check: return .check
     case .readerAdd: return .readerAdd("kitchen")
     case .readerRemove: return .readerRemove("hall-2")
     case .readerList: return .readerList

@@ -1,0 +1,280 @@
+import PuckCore
+import PuckStorage
+import PuckSystem
+
+/// The pre-flight check (docs/DESIGN.md R5): at start, `[enforcement] check_before` ahead of
+/// every alarm and on `puckctl check`, it reads back everything the alarm needs from where it
+/// lives: the reader's and the audio device's own answers (asked for now, waited for up to
+/// `answerLimit`), the pairing file on disk, the buzzer line, the kernel's clock status and
+/// the alarm timer as the kernel holds it. A failure before a coming alarm is made noticeable
+/// where someone getting into bed is: the buzzer's `checkFailed` chirp, the LED's flicker, a
+/// warning in the log, status and `STATUS=`.
+///
+/// A failed check is checked again when a device or the pairing changes (`somethingChanged`),
+/// quietly, so a reader that comes back clears the warning without anyone asking.
+final class PreflightCheck {
+  /// A check waiting for the devices' answers.
+  private struct Pending {
+    let trigger: PreflightReport.Trigger
+    /// Clients of `puckctl check` waiting for the report.
+    var clients: [ControlServer.Client]
+    /// The reader's health-report count when asked; nil when there was no reader to ask.
+    let readerAskedAt: Int?
+    /// The audio device's check count when asked; nil when no check was started.
+    let audioAskedAt: Int?
+    /// Re-checks after a change alert only through the LED, never with a chirp.
+    var quiet: Bool
+  }
+
+  /// How long a device may take to answer before the check counts it as failed.
+  static let answerLimit: Duration = .seconds(5)
+
+  private let dock: DockContext
+  private let readers: Readers
+  private let remoteReaders: RemoteReaders
+  private let ringer: Ringer
+  private let lines: DockLines
+  private let schedule: ScheduleKeeper
+  /// Ends the wait for answers (CLOCK_MONOTONIC).
+  private let deadline: any LoopTimer
+  private var pending: Pending?
+  /// The last finished check; nil before the first.
+  private(set) var last: PreflightReport?
+  /// A check finished (status, LED, `STATUS=`).
+  var onFinished: () -> Void = {}
+
+  init(
+    dock: DockContext, readers: Readers, remoteReaders: RemoteReaders, ringer: Ringer, lines: DockLines,
+    schedule: ScheduleKeeper
+  ) throws(SystemError) {
+    self.dock = dock
+    self.readers = readers
+    self.remoteReaders = remoteReaders
+    self.ringer = ringer
+    self.lines = lines
+    self.schedule = schedule
+    deadline = try dock.time.makeTimer(.monotonic)
+  }
+
+  func watch(on loop: EventLoop<LoopMessage>) throws(SystemError) {
+    try loop.watch(deadline) { [unowned self] firing in
+      if firing == .expired { self.finish() }
+    }
+  }
+
+  /// The parts that failed in the last check, while it stands before a coming alarm: what the
+  /// LED flickers for.
+  var alertStanding: Bool {
+    guard let last, !last.passed else { return false }
+    return schedule.nextAlarm() != nil
+  }
+
+  /// Starts a check; `client` (from `puckctl check`) gets the report. A check already waiting
+  /// for answers takes the client and the trigger's alert along.
+  func run(_ trigger: PreflightReport.Trigger, client: ControlServer.Client? = nil) {
+    if pending != nil {
+      if let client { pending?.clients.append(client) }
+      pending?.quiet = false
+      return
+    }
+    start(trigger, client: client, quiet: false)
+  }
+
+  /// A device's health or the pairing changed: a failed check whose failing part now looks
+  /// well is run again, quietly, so a reader that came back clears the warning. Only a recovery
+  /// starts one, so a part that keeps failing is not asked again and again.
+  func somethingChanged() {
+    guard pending == nil, let last, last.failures.contains(where: looksRecovered) else {
+      answered()
+      return
+    }
+    start(last.trigger, client: nil, quiet: true)
+  }
+
+  /// Whether a part that failed reports well now, as far as the daemon hears without asking.
+  private func looksRecovered(_ part: PreflightReport.Part) -> Bool {
+    switch part.name {
+    // Also when the only failure was having no reader at all and a remote one was enrolled.
+    case "reader": return readers.health.map { $0.state == .ok } ?? !remoteReaders.names.isEmpty
+    case "pairing": return dock.state.pairing.tag != nil
+    case "audio": return ringer.health.state == .ok
+    default:
+      guard part.name.hasPrefix("remote ") else { return false }
+      return remoteReaders.isOnline(String(part.name.dropFirst("remote ".count))) == true
+    }
+  }
+
+  private func start(_ trigger: PreflightReport.Trigger, client: ControlServer.Client?, quiet: Bool) {
+    let readerAskedAt = readers.healthReports
+    let askedReader = readers.checkHealth()
+    let audioAskedAt = ringer.deviceChecks
+    let askedAudio = ringer.checkDevice()
+    pending = Pending(
+      trigger: trigger, clients: client.map { [$0] } ?? [], readerAskedAt: askedReader ? readerAskedAt : nil,
+      audioAskedAt: askedAudio ? audioAskedAt : nil, quiet: quiet)
+    do {
+      try deadline.arm(after: Self.answerLimit)
+    } catch {
+      Log.error("pre-flight check: could not arm its timer (\(error)); reporting what is known now")
+      finish()
+      return
+    }
+    answered()
+  }
+
+  /// A device answered: the check finishes once every device it asked has.
+  func answered() {
+    guard let pending else { return }
+    if let asked = pending.readerAskedAt, readers.healthReports == asked { return }
+    if let asked = pending.audioAskedAt, ringer.deviceChecks == asked { return }
+    finish()
+  }
+
+  private func finish() {
+    guard let current = pending else { return }
+    deadline.disarm()
+    // Still pending while the parts are read: a check asked for meanwhile (the timer part can
+    // re-arm the schedule) joins this one instead of starting another.
+    var parts = readerParts(asked: current.readerAskedAt)
+    parts.append(pairingPart())
+    parts += audioParts(asked: current.audioAskedAt)
+    parts.append(buzzerPart())
+    parts.append(clockPart())
+    parts.append(timerPart())
+    let report = PreflightReport(at: dock.time.instant, trigger: current.trigger, parts: parts)
+    let clients = pending?.clients ?? current.clients
+    let quiet = pending?.quiet ?? current.quiet
+    pending = nil
+    let before = last
+    last = report
+    tell(report, previous: before, quiet: quiet)
+    for client in clients where !client.isClosed {
+      var reply = ControlReply(ok: report.passed, message: report.parts.map(\.line).joined(separator: "\n"))
+      if !report.passed {
+        reply.failure = ControlFailure(.failed, "the pre-flight check failed: \(Self.names(report.failures))")
+      }
+      reply.check = report
+      client.send(reply)
+    }
+    onFinished()
+  }
+
+  /// The log line, and before a coming alarm the chirp; a quiet re-check that changes nothing
+  /// says nothing.
+  private func tell(_ report: PreflightReport, previous: PreflightReport?, quiet: Bool) {
+    let next = schedule.nextAlarm()
+    guard !report.passed else {
+      if previous?.passed == false || !quiet {
+        Log.info(
+          "pre-flight check (\(report.trigger.rawValue)) passed: \(report.parts.map(\.name).joined(separator: ", "))"
+        )
+      }
+      return
+    }
+    if quiet && previous?.failures.map(\.name) == report.failures.map(\.name) { return }
+    let coming =
+      next.map { " before the alarm \(dock.settings.describe($0.at)) (\($0.alarm.displayName))" } ?? ""
+    Log.warning(
+      "pre-flight check (\(report.trigger.rawValue)) FAILED\(coming): "
+        + report.failures.map(\.line).joined(separator: "; "))
+    if next != nil && !quiet { lines.buzzer.chirp(.checkFailed) }
+  }
+
+  private static func names(_ parts: [PreflightReport.Part]) -> String {
+    parts.map(\.name).joined(separator: ", ")
+  }
+
+  // MARK: - The parts
+
+  /// The dock's own reader (unless `[reader] device = none`) and every remote reader.
+  private func readerParts(asked: Int?) -> [PreflightReport.Part] {
+    var parts: [PreflightReport.Part] = []
+    if dock.settings.simulated {
+      parts.append(
+        PreflightReport.Part(
+          "reader", ok: true, "SIMULATED: scans come from 'puckctl scan'; nothing enforces"))
+    } else if let health = readers.health {
+      if let asked, readers.healthReports == asked {
+        parts.append(
+          PreflightReport.Part(
+            "reader", ok: false,
+            "did not answer within \(Self.answerLimit.components.seconds) s (\(health.detail))"))
+      } else {
+        parts.append(PreflightReport.Part("reader", ok: health.state == .ok, health.detail))
+      }
+    }
+    parts += remoteReaders.check()
+    if parts.isEmpty {
+      parts.append(
+        PreflightReport.Part(
+          "reader", ok: false,
+          "no reader: [reader] device = none and no remote reader is enrolled (sudo puckctl reader add NAME)")
+      )
+    }
+    return parts
+  }
+
+  private func pairingPart() -> PreflightReport.Part {
+    let (ok, detail) = dock.state.pairing.readBack()
+    return PreflightReport.Part("pairing", ok: ok, detail)
+  }
+
+  /// The audio device as it answered the check (or as it plays, while ringing) and the sound.
+  private func audioParts(asked: Int?) -> [PreflightReport.Part] {
+    let health = ringer.health
+    let device = dock.settings.config.audio.device
+    let audio: PreflightReport.Part
+    if let asked, ringer.deviceChecks == asked {
+      audio = PreflightReport.Part(
+        "audio", ok: false, "\(device) did not answer within \(Self.answerLimit.components.seconds) s")
+    } else {
+      audio = PreflightReport.Part("audio", ok: health.state == .ok, health.detail)
+    }
+    let sound: PreflightReport.Part
+    if let problem = dock.settings.soundProblem {
+      sound = PreflightReport.Part("sound", ok: false, problem)
+    } else {
+      let pcm = dock.settings.sound
+      let tenths = pcm.frameCount * 10 / max(1, pcm.sampleRate)
+      let name = dock.settings.config.audio.sound ?? "the built-in tone"
+      sound = PreflightReport.Part(
+        "sound", ok: true, "\(name) loaded (\(tenths / 10).\(tenths % 10) s, \(pcm.sampleRate) Hz)")
+    }
+    return [audio, sound]
+  }
+
+  private func buzzerPart() -> PreflightReport.Part {
+    let health = DeviceHealth(.buzzer, lines.buzzer.health)
+    switch health.state {
+    case .absent: return PreflightReport.Part("buzzer", ok: true, health.detail)
+    case .ok: return PreflightReport.Part("buzzer", ok: true, "line held: \(health.detail)")
+    case .fault, .simulated: return PreflightReport.Part("buzzer", ok: health.state != .fault, health.detail)
+    }
+  }
+
+  private func clockPart() -> PreflightReport.Part {
+    switch dock.time.isSynchronized() {
+    case true?: return PreflightReport.Part("clock", ok: true, "synchronised (\(dock.settings.zoneName))")
+    case false?:
+      return PreflightReport.Part(
+        "clock", ok: false, "NOT synchronised (no NTP yet?): alarms follow the clock as it is")
+    case nil:
+      return PreflightReport.Part("clock", ok: true, "the kernel cannot say whether it is synchronised")
+    }
+  }
+
+  /// The alarm timer read back from the kernel; a wrong one is armed again and read back again.
+  private func timerPart() -> PreflightReport.Part {
+    guard let problem = schedule.timerProblem() else {
+      let next = schedule.nextAlarm()
+      return PreflightReport.Part(
+        "timer", ok: true,
+        next.map { "the kernel holds the alarm timer for \(dock.settings.describe($0.at))" }
+          ?? "no alarm ahead; nothing to arm")
+    }
+    schedule.refresh()
+    let after =
+      schedule.timerProblem().map { "; arming it again failed: \($0)" } ?? "; armed again and read back"
+    return PreflightReport.Part("timer", ok: false, problem + after)
+  }
+}
