@@ -58,7 +58,9 @@ public final class Daemon {
     guard !controlSocketIsLive(options.socketPath) else { throw ControlSocketInUse(path: options.socketPath) }
     let inbox = loop.inbox
     lines = DockLines(gpio: environment.gpio) { event in inbox.post(.button(event)) }
-    ringer = Ringer(settings: settings, lines: lines, inbox: inbox, makeAudio: environment.makeAudio)
+    ringer = Ringer(
+      settings: settings, lines: lines, inbox: inbox, makeAudio: environment.makeAudio,
+      offLoop: environment.offLoop)
     readers = Readers(settings: settings, inbox: inbox, makeReader: environment.makeReader)
     let dock = DockContext(time: time, loop: loop, settings: settings, state: state)
     remoteReaders = RemoteReaders(dock: dock, makeRemote: environment.makeRemoteReader)

@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import PuckCore
 import PuckDevices
@@ -23,6 +24,11 @@ public struct DaemonEnvironment: Sendable {
   public typealias AudioMaker =
     @Sendable (_ device: String, _ onEvent: @escaping @Sendable (AudioEvent) -> Void) -> any AudioOutput
 
+  /// Runs blocking work (opening the audio device to check it) off the loop thread; its
+  /// answer comes back through the loop's inbox. In-process tests run it at once, so the answer
+  /// is in the inbox before the loop runs again.
+  public typealias OffLoop = @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
+
   /// The process environment (`TZ`, `NOTIFY_SOCKET`, `WATCHDOG_USEC`, …).
   public var variables: [String: String]
   /// Every clock reading and timer.
@@ -34,6 +40,7 @@ public struct DaemonEnvironment: Sendable {
     RemoteTagReader(configuration, onEvent: onEvent)
   }
   public var makeAudio: AudioMaker
+  public var offLoop: OffLoop = { work in DispatchQueue.global().async(execute: work) }
   /// The tz database and the system zone's link (`/etc/localtime`), whose directory is
   /// watched for a zone change.
   public var zones: ZoneInfoDirectory

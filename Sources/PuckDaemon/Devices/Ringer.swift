@@ -12,6 +12,8 @@ final class Ringer {
   private let lines: DockLines
   private let inbox: LoopInbox<LoopMessage>
   private let makeAudio: DaemonEnvironment.AudioMaker
+  /// Runs the device check off the loop thread.
+  private let offLoop: DaemonEnvironment.OffLoop
   private var audio: any AudioOutput
   /// Counts the outputs made, so events of a replaced one are told apart.
   private var generation = 0
@@ -26,12 +28,13 @@ final class Ringer {
 
   init(
     settings: Settings, lines: DockLines, inbox: LoopInbox<LoopMessage>,
-    makeAudio: @escaping DaemonEnvironment.AudioMaker
+    makeAudio: @escaping DaemonEnvironment.AudioMaker, offLoop: @escaping DaemonEnvironment.OffLoop
   ) {
     self.settings = settings
     self.lines = lines
     self.inbox = inbox
     self.makeAudio = makeAudio
+    self.offLoop = offLoop
     audio = makeAudio("default") { event in inbox.post(.audio(event, generation: 0)) }
   }
 
@@ -111,7 +114,7 @@ final class Ringer {
     guard !isSounding else { return false }
     let output = audio
     let inbox = self.inbox
-    DispatchQueue.global().async {
+    offLoop {
       do throws(ALSAError) {
         try output.checkOpens()
         inbox.post(.audioCheck(device: output.deviceName, error: nil))

@@ -189,14 +189,18 @@ struct RemoteReaderTests {
   func nodeKilledAndBack() throws {
     let rig = try KitchenRig()
     try rig.pair()
-    // Killed before the alarm: the check a minute ahead warns about it, and it rings anyway.
+    // Killed before the alarm: the pre-flight check ahead of it warns, and it rings anyway.
     rig.node.stop(signal: SIGKILL)
     try rig.waitForReader("fault")
     #expect(rig.reader?.detail.contains("kitchen: the reader node is offline") == true)
     #expect(rig.reader?.detail.contains("(for ") == true, "status says for how long")
     try rig.dock.addAlarm(inSeconds: 2)
     try waitUntil(timeout: 8, "the alarm rings") { try rig.dock.isRinging() }
-    #expect(rig.dock.log.contains("<4>before the next alarm: remote reader kitchen is not working"))
+    #expect(
+      rig.dock.log.split(separator: "\n").contains {
+        $0.hasPrefix("<4>pre-flight check (before-alarm) FAILED before the alarm")
+          && $0.contains("remote kitchen: FAILED — kitchen: the reader node is offline")
+      }, "the check ahead of the alarm names the reader")
     let verdict = try rig.dock.status()["protected"] as? Bool
     #expect(verdict == false)
     let polled = rig.node.log.components(separatedBy: "a dock wants the reader: polling").count

@@ -131,6 +131,25 @@ import Testing
     #expect(reasons { $0.clockSynchronized = nil }.isEmpty)
   }
 
+  @Test("only the kernel's copy of the timer counts: a read-back that differs is a reason (R5)")
+  func timerNotArmed() {
+    #expect(
+      reasons { $0.timerProblem = "not armed in the kernel" } == [
+        .timerNotArmed(detail: "not armed in the kernel")
+      ])
+    #expect(
+      ProtectionReason.timerNotArmed(detail: "not armed in the kernel").text
+        == "alarm timer: not armed in the kernel")
+  }
+
+  @Test("a failed pre-flight check is a reason until a check passes, naming the parts")
+  func checkFailed() {
+    #expect(reasons { $0.failedChecks = ["reader", "audio"] } == [.checkFailed(parts: ["reader", "audio"])])
+    #expect(
+      ProtectionReason.checkFailed(parts: ["reader", "audio"]).text
+        == "the last pre-flight check failed: reader, audio — see 'puckctl check'")
+  }
+
   @Test func problemsNeedAttention() {
     #expect(
       reasons { $0.stateProblems = ["alarms.json was corrupt; kept as alarms.json.corrupt-…"] }
@@ -151,13 +170,16 @@ import Testing
       Self.set(.reader, .fault, "gone", in: &$0)
       $0.pairedTag = nil
       Self.set(.audio, .fault, "gone", in: &$0)
+      $0.timerProblem = "not armed"
+      $0.failedChecks = ["clock"]
       $0.nextAlarm = .init(id: 3, requiresPuck: false)
       $0.clockSynchronized = false
     }
     #expect(
       found.map(\.code) == [
         "state-files-unreadable", "history-not-recorded", "reader-fault", "no-tag-paired", "nothing-can-ring",
-        "next-alarm-without-puck", "clock-not-synchronised", "problems-need-attention",
+        "timer-not-armed", "check-failed", "next-alarm-without-puck", "clock-not-synchronised",
+        "problems-need-attention",
       ])
   }
 

@@ -48,7 +48,7 @@ import Testing
       .readerFault(state: .absent, detail: "not started"),
       .pairingUnreadable(problem: "refused"), .noTagPaired, .nothingCanRing(audioDetail: "no device"),
       .noEnabledAlarm, .noAlarmAhead, .nextAlarmWithoutPuck(alarm: 4), .clockNotSynchronized,
-      .problemsNeedAttention(count: 2),
+      .problemsNeedAttention(count: 2), .timerNotArmed(detail: "not armed"), .checkFailed(parts: ["reader"]),
     ]
     let data = try JSONEncoder().encode(all)
     #expect(try JSONDecoder().decode([ProtectionReason].self, from: data) == all)

@@ -123,6 +123,9 @@ final class RecordingAudio: AudioOutput {
     onEvent(.playing(device: deviceName, sampleRate: 48_000, channels: 1))
   }
 
+  /// Whether the device opens when checked (false: as if unplugged).
+  func setOpens(_ opens: Bool) { state.withLock { $0.opens = opens } }
+
   var calls: [Call] { state.withLock { $0.calls } }
   var isPlaying: Bool { state.withLock { $0.playing } }
   /// How many rings started.

@@ -13,6 +13,8 @@ final class ManualDock {
   let directory: String
   let clock: ManualClock
   let bench = DeviceBench()
+  /// The GPIO lines (set before `start`): none unless the config has their sections.
+  var gpio = GPIOOpeners()
   private(set) var daemon: Daemon?
   private let simulate: Bool
 
@@ -79,6 +81,8 @@ final class ManualDock {
       zones: ZoneInfoDirectory(root: "/usr/share/zoneinfo", localtimePath: localtime), signals: [])
     var withRemotes = environment
     withRemotes.makeRemoteReader = { bench.makeRemoteReader($0, $1) }
+    withRemotes.offLoop = { work in work() }
+    withRemotes.gpio = gpio
     let made = try Daemon(options: options, environment: withRemotes)
     daemon = made
     try made.start()

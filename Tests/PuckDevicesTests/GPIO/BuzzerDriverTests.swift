@@ -118,6 +118,22 @@ import Testing
     #expect(!buzzer.isRinging)
   }
 
+  @Test("the failed-check warning: two 500 ms tones 250 ms apart, unlike the ring and the wrong-puck chirp")
+  func checkFailedChirpIsTwoLongTones() {
+    let clock = ManualClock()
+    let line = RecordingOutputLine(clock: clock)
+    let buzzer = driver(clock, line)
+    clock.set(milliseconds: 100)
+    buzzer.chirp(.checkFailed)
+    run(buzzer, clock, until: 3000)
+    #expect(
+      line.drives == [
+        Drive(0, false), Drive(100, true), Drive(600, false), Drive(850, true), Drive(1350, false),
+      ])
+    #expect(buzzer.step() == nil)
+    #expect(!buzzer.isRinging)
+  }
+
   @Test func aChirpDuringARingChangesNothing() {
     let clock = ManualClock()
     let line = RecordingOutputLine(clock: clock)

@@ -29,6 +29,24 @@ import Testing
     #expect(led.health.detail == "testchip line 18: steady")
   }
 
+  @Test("a failed check flickers at 4 Hz: 125 ms on, 125 ms off")
+  func alertFlickersAtFourHertz() {
+    let clock = ManualClock()
+    let line = RecordingOutputLine(clock: clock)
+    let led = StatusLED(settings: settings, clock: clock, openLine: line.opener)
+    clock.set(milliseconds: 100)
+    led.show(.alert)
+    while let next = led.step(), next <= ManualClock.at(600) {
+      clock.set(milliseconds: (next - ManualClock.origin).nanoseconds / 1_000_000)
+    }
+    #expect(
+      line.drives == [
+        Drive(0, false), Drive(100, true), Drive(225, false), Drive(350, true), Drive(475, false),
+        Drive(600, true),
+      ])
+    #expect(led.health.detail == "testchip line 18: flickering (a check failed)")
+  }
+
   @Test func blinksAtOneHertzAndKeepsItsPhaseWhenShownAgain() {
     let clock = ManualClock()
     let line = RecordingOutputLine(clock: clock)

@@ -37,6 +37,23 @@ struct TimerTests {
     #expect(!readable(timer.fd, within: .milliseconds(30)))
   }
 
+  @Test("readBack is the kernel's deadline (timerfd_gettime): the armed wall second, nothing once disarmed")
+  func readBackIsWhatTheKernelHolds() throws {
+    let timer = try Timer(.wallClock)
+    #expect(timer.readBack() == nil)
+    let deadline = SystemClock.wall.now().components.seconds + 3_600
+    try timer.arm(atUnixSeconds: deadline)
+    let held = try #require(timer.readBack())
+    // now + time left: within a few milliseconds of the armed second.
+    #expect(abs((held - .seconds(deadline)).nanoseconds) < 50_000_000, "\(held)")
+    timer.disarm()
+    #expect(timer.readBack() == nil)
+    let monotonic = try Timer(.monotonic)
+    try monotonic.arm(after: .seconds(60))
+    let left = try #require(monotonic.readBack()) - SystemClock.monotonic.now()
+    #expect(left > .seconds(59) && left <= .seconds(60))
+  }
+
   @Test func pastWallDeadlineFiresAtOnce() throws {
     let timer = try Timer(.wallClock)
     try timer.arm(atUnixSeconds: SystemClock.wall.now().components.seconds - 10)

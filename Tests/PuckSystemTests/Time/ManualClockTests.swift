@@ -28,6 +28,19 @@ private final class Harness {
 }
 
 struct ManualClockTests {
+  @Test("readBack gives the deadline while armed; loseDeadlines drops it without telling the owner")
+  func readBackAndLostDeadlines() throws {
+    let clock = ManualClock(wall: .seconds(1_000_000))
+    let timer = try clock.makeTimer(.wallClock)
+    #expect(timer.readBack() == nil)
+    try timer.arm(atUnixSeconds: 1_000_600)
+    #expect(timer.readBack() == .seconds(1_000_600))
+    clock.loseDeadlines()
+    #expect(timer.readBack() == nil)
+    clock.advance(by: .seconds(700))
+    #expect(timer.acknowledge() == nil, "a lost deadline never fires")
+  }
+
   @Test func readingsMoveOnlyWhenTold() {
     let clock = ManualClock(wall: .seconds(1_000_000), monotonic: .seconds(5), boot: .seconds(7))
     #expect(clock.now(.wall) == .seconds(1_000_000))

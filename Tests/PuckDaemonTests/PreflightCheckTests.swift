@@ -1,0 +1,176 @@
+import Foundation
+import GPIODoubles
+import Glibc
+import PuckCore
+import PuckDaemon
+import PuckDevices
+import Testing
+
+/// Issue 13 item 1 on the manual clock: the pre-flight check reads back every part the next
+/// alarm needs (docs/DESIGN.md R5), runs at start, `check_before` ahead of each alarm and on
+/// `puckctl check`, and a failure before an alarm is noticed: status, the chirp, the LED.
+@Suite("the pre-flight check", .serialized)
+struct PreflightCheckTests {
+  /// `puckctl check` over the socket.
+  private func check(_ dock: ManualDock) throws -> (reply: ControlReply, report: PreflightReport) {
+    let reply = try dock.request(.check)
+    return (reply, try #require(reply.check))
+  }
+
+  private func part(_ name: String, of report: PreflightReport) throws -> PreflightReport.Part {
+    try #require(report.parts.first { $0.name == name }, "\(report.parts.map(\.name))")
+  }
+
+  @Test("every part passes on a healthy dock: reply, status and the timer as the kernel holds it")
+  func healthyDockPasses() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    try dock.start()
+    try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
+    let (reply, report) = try check(dock)
+    #expect(reply.ok == true)
+    #expect(report.passed, "\(report.parts.map(\.line))")
+    #expect(report.trigger == .request)
+    #expect(report.parts.map(\.name) == ["reader", "pairing", "audio", "sound", "buzzer", "clock", "timer"])
+    #expect(try part("timer", of: report).detail.contains("06:30"))
+    #expect(try part("pairing", of: report).detail.contains(dock.puck.masked))
+    let status = try dock.status()
+    #expect(status.protected, "\(status.reasons)")
+    #expect(status.check == report)
+  }
+
+  @Test("the check runs at start and again check_before ahead of the alarm, not in between")
+  func runsAtStartAndBeforeTheAlarm() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z", config: "[enforcement]\ncheck_before = 15min\n")
+    try dock.start()
+    #expect(try dock.status().check?.trigger == .start)
+    try dock.addAlarm(7, 0, days: Set(Weekday.allCases))
+    try dock.advance(to: "2026-03-02T06:44:59Z")
+    #expect(try dock.status().check?.trigger == .start, "not yet")
+    try dock.advance(.seconds(1))
+    let status = try dock.status()
+    #expect(status.check?.trigger == .beforeAlarm)
+    #expect(status.check?.at == dock.now)
+  }
+
+  @Test("the timer lost by the kernel: status is not protected from the read-back; the check re-arms it")
+  func timerNotArmed() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    try dock.start()
+    try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
+    #expect(try dock.status().protected)
+    dock.clock.loseDeadlines()
+    var status = try dock.status()
+    #expect(!status.protected)
+    #expect(status.reasonCodes?.contains { $0.code == "timer-not-armed" } == true, "\(status.reasons)")
+
+    let (reply, report) = try check(dock)
+    #expect(reply.ok == false)
+    let timer = try part("timer", of: report)
+    #expect(!timer.ok)
+    #expect(timer.detail.contains("not armed in the kernel"))
+    #expect(timer.detail.contains("armed again and read back"))
+    status = try dock.status()
+    #expect(status.reasonCodes?.contains { $0.code == "timer-not-armed" } == false, "re-armed")
+    // The alarm rings on time all the same.
+    try dock.advance(to: "2026-03-02T06:30:00Z")
+    #expect(try dock.guards().first?.ringing == true)
+  }
+
+  @Test("a reader that does not answer fails the check; when it comes back a quiet re-check clears it")
+  func readerFailsAndRecovers() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    try dock.start()
+    try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
+    let reader = try #require(dock.bench.reader)
+    reader.report(DeviceCondition(.fault, "pn532_uart:/dev/ttyUSB0 does not answer"))
+    try dock.settle()
+    let (_, report) = try check(dock)
+    #expect(try !part("reader", of: report).ok)
+    #expect(try part("reader", of: report).detail.contains("does not answer"))
+    var status = try dock.status()
+    #expect(status.reasonCodes?.contains(.checkFailed(parts: ["reader"])) == true, "\(status.reasons)")
+
+    reader.report(DeviceCondition(.ok, "PN532 v1.6 on pn532_uart:/dev/ttyUSB0"))
+    try dock.settle()
+    status = try dock.status()
+    #expect(status.check?.passed == true)
+    #expect(status.protected, "\(status.reasons)")
+  }
+
+  @Test("the audio device missing fails the audio part; the rest still pass")
+  func audioDeviceMissing() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    try dock.start()
+    try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
+    try #require(dock.bench.audio).setOpens(false)
+    let (reply, report) = try check(dock)
+    #expect(reply.ok == false)
+    #expect(report.failures.map(\.name) == ["audio"])
+    #expect(try part("audio", of: report).detail.contains("no such device"))
+  }
+
+  @Test("a loosened pairing file fails the check, and the paired tag still ends the wake-up")
+  func pairingFileLoosened() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    try dock.start()
+    try dock.addAlarm(6, 1)
+    #expect(chmod(dock.stateDirectory + "/pairing.json", 0o644) == 0)
+    let (_, report) = try check(dock)
+    let pairing = try part("pairing", of: report)
+    #expect(!pairing.ok)
+    #expect(pairing.detail.contains("still ends a wake-up"), "\(pairing.detail)")
+    try dock.advance(.seconds(60))
+    #expect(try dock.guards().first?.ringing == true)
+    try #require(dock.bench.reader).present(dock.puck)
+    try dock.settle()
+    #expect(try dock.guards().isEmpty)
+  }
+
+  @Test("a remote reader offline fails its own part, by name")
+  func remoteReaderOffline() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z", config: "[reader]\ndevice = none\n")
+    try dock.start()
+    #expect(try dock.request(.readerAdd("kitchen")).ok == true)
+    try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
+    try dock.settle()
+    #expect(try check(dock).report.passed)
+    try #require(dock.bench.remote("kitchen")).report(
+      DeviceCondition(.fault, "kitchen: the reader node is offline (its last will)"))
+    try dock.settle()
+    let (_, report) = try check(dock)
+    #expect(report.failures.map(\.name) == ["remote kitchen"])
+    #expect(try part("remote kitchen", of: report).detail.contains("offline"))
+  }
+
+  @Test(
+    "a failure before an alarm chirps the buzzer's check pattern and flickers the LED; a request chirps too")
+  func failureIsNoticedOnTheDock() throws {
+    let buzzer = RecordingOutputLine(clock: GPIODoubles.ManualClock())
+    let led = RecordingOutputLine(clock: GPIODoubles.ManualClock())
+    let dock = try ManualDock(
+      at: "2026-03-02T06:00:00Z",
+      config: "[buzzer]\nline = 18\n[led]\nline = 27\n[enforcement]\ncheck_before = 10min\n")
+    dock.gpio = GPIOOpeners(buzzer: buzzer.opener, led: led.opener)
+    try dock.start()
+    dock.clock.setSynchronized(false)
+    try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
+    try dock.advance(to: "2026-03-02T06:20:00Z")
+    let status = try dock.status()
+    #expect(status.check?.trigger == .beforeAlarm)
+    #expect(status.check?.failures.map(\.name) == ["clock"])
+    // The chirp runs on the buzzer's own thread: two 500 ms tones.
+    try waitFor("two tones on the buzzer") { buzzer.drives.filter(\.on).count >= 2 }
+    #expect(status.devices.first { $0.name == "led" }?.detail.contains("flickering") == true)
+    try waitFor("the LED flickers") { led.drives.filter(\.on).count >= 2 }
+    #expect(try dock.guards().isEmpty, "nothing rings for a check")
+  }
+
+  /// Polls `condition` for up to 3 s (the GPIO lines run on their own threads).
+  private func waitFor(_ what: String, _ condition: () -> Bool) throws {
+    for _ in 0..<300 {
+      if condition() { return }
+      usleep(10_000)
+    }
+    Issue.record("timed out waiting for \(what)")
+  }
+}
