@@ -109,7 +109,7 @@ public final class Daemon {
     readers.wakeUpIsOpen = { [unowned self] in self.enforcement.isOpen }
     readers.onScan = { [unowned self] uid, fresh in
       self.homeAssistant.tagScanned(uid, reader: "dock")
-      self.tagScanned(uid, fresh: fresh)
+      self.tagScanned(uid, fresh: fresh, reader: "dock")
     }
     remoteReaders.onChange = { [unowned self] in
       self.preflight.somethingChanged()
@@ -119,7 +119,7 @@ public final class Daemon {
     remoteReaders.wakeUpIsOpen = { [unowned self] in self.enforcement.isOpen }
     remoteReaders.onScan = { [unowned self] uid, fresh, reader in
       self.homeAssistant.tagScanned(uid, reader: reader)
-      self.tagScanned(uid, fresh: fresh)
+      self.tagScanned(uid, fresh: fresh, reader: reader)
     }
     status.onUpdate = { [unowned self] status in self.homeAssistant.statusChanged(status) }
     enforcement.onEvent = { [unowned self] event in self.homeAssistant.event(event) }
@@ -127,7 +127,7 @@ public final class Daemon {
       // As the dock button: it silences and re-arms; it never ends a wake-up.
       if self.enforcement.machine.isRinging { self.enforcement.handle(.bypass) }
     }
-    router.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh) }
+    router.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh, reader: "simulated") }
     enforcement.willRing = { [unowned self] in self.rehearsal.interrupt() }
     rehearsal.onChange = { [unowned self] in self.updateReaderPolling() }
     enforcement.afterEvent = { [unowned self] changed in
@@ -234,13 +234,13 @@ public final class Daemon {
   }
 
   /// A tag from the reader or a simulated scan: to pairing if it is waiting, else to the guard.
-  private func tagScanned(_ uid: TagUID, fresh: Bool) {
+  private func tagScanned(_ uid: TagUID, fresh: Bool, reader: String) {
     if pairingFlow.isWaiting {
       pairingFlow.scanned(uid, fresh: fresh)
     } else if rehearsal.isWaitingForScan {
       rehearsal.scanned(uid, fresh: fresh)
     } else {
-      enforcement.tagScanned(uid, fresh: fresh)
+      enforcement.tagScanned(uid, fresh: fresh, reader: reader)
     }
   }
 

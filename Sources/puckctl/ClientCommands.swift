@@ -178,6 +178,14 @@ struct ClientCommands {
   }
 
   private func history(_ args: ArgumentList) throws -> ExitCode {
+    if args.flag("csv") {
+      guard !args.flag("json") else { throw UsageError("--csv and --json: choose one") }
+      print(HistoryCSV.header)
+      for entry in try HistoryPager(client: client).entries(since: nil, before: try args.integer("before")) {
+        print(HistoryCSV.row(entry, zone: zone))
+      }
+      return .success
+    }
     let query = HistoryQuery(
       limit: try args.integer("limit") ?? HistoryQuery.defaultLimit, before: try args.integer("before"))
     let reply = try client.send(.history(query))
@@ -197,20 +205,7 @@ struct ClientCommands {
       }
     }
     let text = StatusText(zone: zone, now: now)
-    for entry in entries {
-      let when = text.local(entry.closedAt)
-      let what: String
-      switch entry.outcome {
-      case .woke:
-        what = "woke with the puck after \(entry.bypassCount) bypass\(entry.bypassCount == 1 ? "" : "es")"
-      case .stopped:
-        what =
-          "stopped (no puck needed) after \(entry.bypassCount) bypass\(entry.bypassCount == 1 ? "" : "es")"
-      case .overridden: what = "OVERRIDDEN without a scan after \(entry.bypassCount) bypasses"
-      case .missed: what = "MISSED (the dock was down)"
-      }
-      print("\(when)  \(entry.occurrence.displayName): \(what)")
-    }
+    for entry in entries { print(text.historyLine(entry)) }
     if let older = reply.nextBefore {
       // The whole command, so the next page is one copy and paste away.
       let limit = args.value("limit") == nil ? "" : " --limit \(query.limit)"

@@ -82,6 +82,32 @@ struct StatusText {
   }
 }
 
+extension StatusText {
+  /// One history entry for a person: when it ended, the alarm, how, and what it took.
+  /// `Mon 2026-03-02 06:41:12  06:30 alarm: woke with the puck …:33:44 on dock, 11 min 12 s
+  /// after the first ring (06:30:00); 2 bypasses`.
+  func historyLine(_ entry: HistoryEntry) -> String {
+    let bypasses = "\(entry.bypassCount) bypass\(entry.bypassCount == 1 ? "" : "es")"
+    let took = entry.openedAt.map { opened -> String in
+      let first = Instant.iso8601(unixSeconds: opened.unixSeconds, offset: zone.offset(at: opened))
+      let clock = first.split(separator: "T").last.map { String($0.prefix(8)) } ?? first
+      return
+        "\(StatsCommand.minutes(Int(max(0, entry.closedAt.seconds(since: opened))))) after the first ring (\(clock))"
+    }
+    let what: String
+    switch entry.outcome {
+    case .woke:
+      let puck = entry.puck.map { " \($0)" } ?? ""
+      let reader = entry.reader.map { " on \($0)" } ?? ""
+      what = "woke with the puck\(puck)\(reader)\(took.map { ", \($0)" } ?? ""); \(bypasses)"
+    case .stopped: what = "stopped (no puck needed)\(took.map { ", \($0)" } ?? ""); \(bypasses)"
+    case .overridden: what = "OVERRIDDEN without a scan\(took.map { ", \($0)" } ?? ""); \(bypasses)"
+    case .missed: what = "MISSED (the dock was down)"
+    }
+    return "\(local(entry.closedAt))  \(entry.occurrence.displayName): \(what)"
+  }
+}
+
 extension String {
   fileprivate func padding(_ width: Int) -> String {
     count >= width ? self + " " : self + String(repeating: " ", count: width - count)

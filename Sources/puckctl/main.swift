@@ -16,6 +16,7 @@ enum PuckCtl {
       "",
       "Commands:",
     ] + CommandTable.listing + [
+      "  stats [--weeks N] [--json]  streak, time to get up per weekday, bypasses per week",
       "  calendar HH:MM [...]        when an alarm would fire (offline, no daemon needed)",
       "",
       "Run 'puckctl COMMAND --help' for a command's options; 'puckctl --version' for the version.",
@@ -60,6 +61,12 @@ enum PuckCtl {
       case "calendar":
         print(try CalendarCommand.run(arguments, now: now, zones: zones))
         return ExitCode.success.rawValue
+      case "stats":
+        let zone = (try? zones.systemZone()) ?? .utc
+        return try StatsCommand(client: DaemonClient(socketPath: socketPath), zone: zone, now: now).run(
+          arguments
+        )
+        .rawValue
       default:
         if arguments.contains("--help") || arguments.contains("-h") {
           guard let help = CommandTable.help(for: command) else {

@@ -250,15 +250,18 @@ extension CommandName {
         name: self, words: ["history"], role: .anyone, operand: nil,
         options: [
           CommandOption("json", .flag), CommandOption("limit", .integer(CommandTable.historyLimit)),
-          CommandOption("before", .integer(CommandTable.historyCursor)),
+          CommandOption("before", .integer(CommandTable.historyCursor)), CommandOption("csv", .flag),
         ],
-        synopsis: "history [--json] [--limit N] [--before CURSOR]",
+        synopsis: "history [--json|--csv] [--limit N] [--before CURSOR]",
         summary: "past wake-ups, newest last, a page at a time",
         help: """
-          usage: puckctl history [--json] [--limit N] [--before CURSOR]
-          Past wake-ups, newest last: the newest 20, or N (at most 1000). When there are older ones,
-          the last line is the command that shows the page before (--before takes the cursor it
-          names; with --json the cursor is "nextBefore").
+          usage: puckctl history [--json|--csv] [--limit N] [--before CURSOR]
+          Past wake-ups, newest last, one line each: the alarm, when it first rang, how it ended
+          (which puck on which reader, how long after the first ring), bypasses. The newest 20,
+          or N (at most 1000). When there are older ones, the last line is the command that shows
+          the page before (--before takes the cursor it names; with --json the cursor is
+          "nextBefore"). --csv exports the whole history (or all before CURSOR), oldest first,
+          as CSV with a header line.
           """)
     case .test:
       return CommandSpec(

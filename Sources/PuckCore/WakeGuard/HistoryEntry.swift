@@ -23,6 +23,11 @@ public struct HistoryEntry: Hashable, Sendable, Codable {
   public var bypassCount: Int
   /// Rings started, including retries.
   public var rings: Int
+  /// The puck whose scan ended it (masked UID); nil for any other ending, and in entries
+  /// written before it was recorded.
+  public var puck: String?
+  /// Where that scan was read: `dock`, a remote reader's name, or `simulated`.
+  public var reader: String?
 
   public init(
     outcome: Outcome, occurrence: AlarmOccurrence, openedAt: Instant?, closedAt: Instant,

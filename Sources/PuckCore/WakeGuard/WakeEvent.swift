@@ -12,7 +12,8 @@ public enum WakeEvent: Hashable, Sendable {
   case ringTimeout
   /// The reader saw a tag. `fresh` is false for a tag that was already on the reader when the
   /// reader started looking (it must be lifted and presented again to count, docs/DESIGN.md W7).
-  case tagScanned(TagUID, fresh: Bool)
+  /// `reader` names where it was read (`dock`, a remote reader's name, `simulated`) for history.
+  case tagScanned(TagUID, fresh: Bool, reader: String? = nil)
   /// `sudo puckctl override`: close every open guard without a scan.
   case override
   /// The daemon started with these guards loaded from disk (docs/DESIGN.md W12).

@@ -111,7 +111,8 @@ public struct WakeGuardMachine: Hashable, Sendable {
     case .bypass: return bypass(now: now, settings: settings, explicit: true)
     case .ringTimeout: return bypass(now: now, settings: settings, explicit: false)
     case .retryDue: return ringDueRetries(now: now, settings: settings)
-    case .tagScanned(let uid, let fresh): return tagScanned(uid, fresh: fresh, now: now, settings: settings)
+    case .tagScanned(let uid, let fresh, let reader):
+      return tagScanned(uid, fresh: fresh, reader: reader, now: now, settings: settings)
     case .override: return close(where: { _ in true }, outcome: .overridden, now: now)
     case .daemonStarted: return resume(now: now, settings: settings)
     }
@@ -208,18 +209,20 @@ public struct WakeGuardMachine: Hashable, Sendable {
   }
 
   private mutating func tagScanned(
-    _ uid: TagUID, fresh: Bool, now: Instant, settings: WakeGuardSettings
+    _ uid: TagUID, fresh: Bool, reader: String?, now: Instant, settings: WakeGuardSettings
   ) -> [WakeEffect] {
     guard !guards.isEmpty else { return [] }
     guard let paired = settings.pairedTag, uid == paired else { return [.wrongTag(uid)] }
     guard fresh else { return [.tagNotFresh(uid)] }
-    // Item 9: one valid scan resolves every open guard.
-    return close(where: { _ in true }, outcome: .woke, now: now)
+    // Item 9: one valid scan resolves every open guard. History keeps which puck (masked, as
+    // every record of a UID outside the pairing file) and which reader.
+    return close(where: { _ in true }, outcome: .woke, now: now, scan: (uid.masked, reader))
   }
 
   /// Closes the guards matching `predicate`, silencing the ring if nothing else rings.
   private mutating func close(
-    where predicate: (WakeGuard) -> Bool, outcome: HistoryEntry.Outcome, now: Instant
+    where predicate: (WakeGuard) -> Bool, outcome: HistoryEntry.Outcome, now: Instant,
+    scan: (puck: String, reader: String?)? = nil
   ) -> [WakeEffect] {
     let closing = guards.filter(predicate)
     guard !closing.isEmpty else { return [] }
@@ -235,7 +238,12 @@ public struct WakeGuardMachine: Hashable, Sendable {
     // Journal first: the write that removes the guards also holds their entries, so no crash
     // can leave a closed guard without its entry (nor, as appending first would, an entry for a
     // guard that reopens and is recorded again).
-    let entries = closing.map { HistoryEntry(closing: $0, outcome: outcome, at: now) }
+    let entries = closing.map { wakeGuard in
+      var entry = HistoryEntry(closing: wakeGuard, outcome: outcome, at: now)
+      entry.puck = scan?.puck
+      entry.reader = scan?.reader
+      return entry
+    }
     pendingHistory += entries
     effects.append(.persistGuards)
     for (wakeGuard, entry) in zip(closing, entries) {

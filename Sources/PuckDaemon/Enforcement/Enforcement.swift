@@ -80,12 +80,12 @@ final class Enforcement {
   }
 
   /// A tag from the reader or a simulated scan, when no pairing waits for it.
-  func tagScanned(_ uid: TagUID, fresh: Bool) {
+  func tagScanned(_ uid: TagUID, fresh: Bool, reader: String) {
     guard isOpen else {
       Log.info("tag \(uid.masked) scanned; no wake-up is open")
       return
     }
-    handle(.tagScanned(uid, fresh: fresh))
+    handle(.tagScanned(uid, fresh: fresh, reader: reader))
   }
 
   private func perform(_ effect: WakeEffect) {

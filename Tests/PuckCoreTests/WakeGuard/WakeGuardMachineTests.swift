@@ -208,6 +208,20 @@ struct WakeGuardMachineTests {
     #expect(h.send(.tagScanned(Harness.paired, fresh: true)).contains(.retireAlarm(1)))
   }
 
+  @Test("history keeps which puck (masked) and which reader ended the wake-up; an override names neither")
+  func historyNamesThePuckAndTheReader() {
+    var h = Harness()
+    h.send(.alarmDue(h.occurrence(id: 1)))
+    h.send(.alarmDue(h.occurrence(id: 2)))
+    let entries = histories(h.send(.tagScanned(Harness.paired, fresh: true, reader: "kitchen")))
+    #expect(entries.map(\.puck) == ["…:33:44", "…:33:44"])
+    #expect(entries.map(\.reader) == ["kitchen", "kitchen"])
+    h.send(.alarmDue(h.occurrence(id: 3)))
+    let overridden = histories(h.send(.override))
+    #expect(overridden.first?.puck == nil)
+    #expect(overridden.first?.reader == nil)
+  }
+
   @Test("override closes every guard without a scan and records it as an override")
   func override() {
     var h = Harness()

@@ -1,0 +1,98 @@
+import FoundationEssentials
+import PuckCore
+
+/// `puckctl stats`: the streak, the time it takes to get up per weekday and the bypasses per
+/// week (`WakeStats`), computed here from the history the daemon pages out, so it costs the
+/// daemon no more than `history` does (docs/DESIGN.md C8).
+struct StatsCommand {
+  static let usage = """
+    usage: puckctl stats [--weeks N] [--json]
+
+    From the history of the last N weeks (default 12, 1-520): the streak of wake-ups ended by a
+    scan of the puck (an override or a missed alarm ends it), the median time from the first
+    ring to the scan per weekday, and wake-ups, bypasses, overrides and missed alarms per week.
+      --json      print the figures as one JSON object, nothing else
+    """
+
+  let client: DaemonClient
+  let zone: ZoneRules
+  let now: Instant
+
+  func run(_ arguments: [String]) throws -> ExitCode {
+    let args = try ArgumentList(arguments, valued: ["weeks"], switches: ["json", "help"])
+    if args.flag("help") {
+      print(Self.usage)
+      return .success
+    }
+    try args.expectPositionals(0, "nothing")
+    let weeks = try args.value("weeks").map { text -> Int in
+      guard let weeks = Int(text), (1...520).contains(weeks) else { throw UsageError("--weeks takes 1-520") }
+      return weeks
+    }
+    let since = now.adding(seconds: -Int64(weeks ?? 12) * 7 * 86_400)
+    let entries = try HistoryPager(client: client).entries(since: since)
+    let stats = WakeStats(entries: entries, zone: zone)
+    if args.flag("json") {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      print(String(decoding: try encoder.encode(stats), as: UTF8.self))
+      return .success
+    }
+    print(render(stats, weeks: weeks ?? 12))
+    return .success
+  }
+
+  private func render(_ stats: WakeStats, weeks: Int) -> String {
+    var lines = ["Last \(weeks) week\(weeks == 1 ? "" : "s"):"]
+    lines.append(
+      "Streak:   \(stats.streak) wake-up\(stats.streak == 1 ? "" : "s") in a row ended with the puck "
+        + "(longest \(stats.longestStreak))")
+    lines.append(
+      "Endings:  \(stats.scans) scanned, \(stats.stopped) stopped (no puck needed), \(stats.overrides) overridden, "
+        + "\(stats.missed) missed; \(stats.bypasses) bypass\(stats.bypasses == 1 ? "" : "es")")
+    lines.append("Getting up (first ring to scan, median):")
+    for day in stats.byWeekday {
+      let median = day.medianSecondsToGetUp.map(Self.minutes) ?? "—"
+      let column = median + String(repeating: " ", count: max(1, 12 - median.count))
+      lines.append("  \(day.weekday)  \(column)(\(day.scans) scan\(day.scans == 1 ? "" : "s"))")
+    }
+    lines.append("Per week (from Monday): wake-ups, bypasses, overrides, missed")
+    for week in stats.byWeek {
+      lines.append("  \(week.weekOf)  \(week.wakeUps)  \(week.bypasses)  \(week.overrides)  \(week.missed)")
+    }
+    if stats.byWeek.isEmpty { lines.append("  no wake-ups yet") }
+    return lines.joined(separator: "\n")
+  }
+
+  /// `7 min 05 s`, `45 s`.
+  static func minutes(_ seconds: Int) -> String {
+    seconds < 60 ? "\(seconds) s" : "\(seconds / 60) min \(seconds % 60 < 10 ? "0" : "")\(seconds % 60) s"
+  }
+}
+
+/// Every history entry back to an instant, oldest first, a page at a time (`history --before`).
+struct HistoryPager {
+  let client: DaemonClient
+
+  /// The entries closed at or after `since` (nil: all of them), from the newest or from the
+  /// cursor `before`, oldest first.
+  func entries(since: Instant?, before start: Int? = nil) throws -> [HistoryEntry] {
+    var pages: [[HistoryEntry]] = []
+    var before = start
+    while true {
+      let reply = try client.send(.history(HistoryQuery(limit: HistoryQuery.maximumLimit, before: before)))
+      guard reply.ok == true else {
+        throw ClientError.broken(reply.failure?.message ?? reply.message ?? "history could not be read")
+      }
+      let page = reply.history ?? []
+      if let since, let oldest = page.first, oldest.closedAt < since {
+        pages.append(page.filter { $0.closedAt >= since })
+        break
+      }
+      pages.append(page)
+      guard let next = reply.nextBefore else { break }
+      before = next
+    }
+    return pages.reversed().flatMap { $0 }
+  }
+}
