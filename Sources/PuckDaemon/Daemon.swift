@@ -35,6 +35,7 @@ public final class Daemon {
   private let retry: StateRetry
   private let status: StatusReporter
   private let preflight: PreflightCheck
+  private let awake: AwakeCheck
   private let pairingFlow: PairingFlow
   private let rehearsal: RehearsalFlow
   private let overrides: OverrideFlow
@@ -67,6 +68,7 @@ public final class Daemon {
     homeAssistant = HomeAssistantBridge(dock: dock)
     enforcement = try Enforcement(dock: dock, ringer: ringer, lines: lines)
     missed = MissedRecorder(dock: dock)
+    awake = try AwakeCheck(dock: dock, enforcement: enforcement, lines: lines)
     schedule = try ScheduleKeeper(dock: dock, enforcement: enforcement, missed: missed)
     retry = try StateRetry(dock: dock, enforcement: enforcement, schedule: schedule, missed: missed)
     overrides = OverrideFlow(dock: dock, enforcement: enforcement)
@@ -75,14 +77,14 @@ public final class Daemon {
       schedule: schedule)
     status = StatusReporter(
       dock: dock, enforcement: enforcement, schedule: schedule, ringer: ringer, readers: readers,
-      remoteReaders: remoteReaders, lines: lines, overrides: overrides, preflight: preflight,
+      remoteReaders: remoteReaders, lines: lines, overrides: overrides, preflight: preflight, awake: awake,
       notifier: notifier)
     pairingFlow = PairingFlow(dock: dock, enforcement: enforcement)
     rehearsal = RehearsalFlow(dock: dock, ringer: ringer, readers: readers, status: status)
     router = RequestRouter(
       dock: dock, enforcement: enforcement, schedule: schedule, retry: retry, status: status,
       readers: readers, remoteReaders: remoteReaders, pairing: pairingFlow, rehearsal: rehearsal,
-      overrides: overrides, preflight: preflight)
+      overrides: overrides, preflight: preflight, awake: awake)
     wire()
   }
 
@@ -137,6 +139,8 @@ public final class Daemon {
       if changed { self.schedule.refresh() }
     }
     enforcement.onJournalChanged = { [unowned self] in self.retry.arm() }
+    enforcement.onHistory = { [unowned self] entry in self.awake.recorded(entry) }
+    awake.onChange = { [unowned self] in self.status.update() }
     missed.save = { [unowned self] in self.enforcement.save() }
     missed.onFailure = { [unowned self] in self.retry.arm() }
     missed.onRecorded = { [unowned self] in self.status.update() }
@@ -196,10 +200,12 @@ public final class Daemon {
     settings.watchZone(on: loop) { [unowned self] in self.schedule.refresh() }
     try watchdog.watch(on: loop)
     try preflight.watch(on: loop)
+    try awake.watch(on: loop)
 
     // Resume what was open when the daemon last stopped (crash, kill -9, power loss), then ring
     // or record whatever fell due while it was down.
     enforcement.handle(.daemonStarted)
+    awake.resume()
     schedule.processDue()
     // One slice now, so a short downtime is fully recorded before READY; the rest of a long
     // one follows on the loop, with the socket answering between slices.
@@ -308,9 +314,10 @@ public final class Daemon {
       schedule.processDue()
     case .button(.pressed):
       Log.notice("dock button pressed")
+      // A ring first: the button silences it. Else it may answer the wake-up check.
       if rehearsal.isRunning {
         rehearsal.interrupt()
-      } else {
+      } else if enforcement.machine.isRinging || !awake.confirm() {
         enforcement.handle(.bypass)
       }
     }

@@ -69,6 +69,7 @@ struct ClientCommands {
       return report(reply)
     case .acknowledge: return try simple(.acknowledge)
     case .check: return try check(args)
+    case .awake: return try simple(.awake)
     case .readerAdd:
       var key: String?
       if args.flag("key-stdin") {

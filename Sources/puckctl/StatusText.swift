@@ -41,6 +41,17 @@ struct StatusText {
         "Override: counting down — every open wake-up closes WITHOUT a scan at \(local(at)) (\(relative(at))); "
           + "sudo puckctl override --cancel stops it")
     }
+    if let check = status.awakeCheck {
+      if let answerBy = check.answerBy {
+        lines.append(
+          "Wake-up check: press the dock button or run 'puckctl awake' by \(local(answerBy)) "
+            + "(\(relative(answerBy))), or the wake-up opens again")
+      } else {
+        lines.append(
+          "Wake-up check: the dock asks whether you are up at \(local(check.askAt)) (\(relative(check.askAt)))"
+        )
+      }
+    }
     if let paused = status.pausedUntil {
       lines.append(
         "Paused:   the whole dock, until \(paused) (alarms ring again that day; puckctl resume ends it)")
@@ -103,6 +114,8 @@ extension StatusText {
     case .stopped: what = "stopped (no puck needed)\(took.map { ", \($0)" } ?? ""); \(bypasses)"
     case .overridden: what = "OVERRIDDEN without a scan\(took.map { ", \($0)" } ?? ""); \(bypasses)"
     case .missed: what = "MISSED (the dock was down)"
+    case .awake: what = "the wake-up check was answered: up"
+    case .reopened: what = "NO ANSWER to the wake-up check: the wake-up opened again"
     }
     return "\(local(entry.closedAt))  \(entry.occurrence.displayName): \(what)"
   }

@@ -3,7 +3,7 @@ import PuckCore
 import PuckDaemon
 import Testing
 
-/// The escape hatch with a cost (issue 13 item 6, docs/DESIGN.md W16): `override` closes the
+/// The escape hatch with a cost (issue 13 item 6, docs/DESIGN.md W17): `override` closes the
 /// wake-ups only after `override_delay` with the ring going on; it can be cancelled, a scan
 /// meanwhile ends the wake-up as usual, and status shows it, then the override, until
 /// acknowledged.

@@ -88,6 +88,11 @@ extension DockConfig {
     # clock, remote readers, the armed timer); a failure chirps the buzzer, blinks the LED fast
     # and shows in status: 1min to 2h. It also runs at start and on "puckctl check".
     #check_before = 10min
+    # The wake-up check: this long after a wake-up ended with a scan, the dock chirps and waits
+    # a minute for the dock button (or "puckctl awake"); without an answer the wake-up opens
+    # again and rings until the next scan (someone who scanned and went back to bed). 0s to 2h;
+    # 0s (the default) never asks.
+    #awake_check = 0s
 
     [mqtt]
     # The MQTT broker through which remote readers (a reader node in the kitchen, say) reach

@@ -10,7 +10,7 @@ extension DockConfig {
       "enforcement",
       [
         "retry_delay", "ring_timeout", "missed_grace", "retry_shrink", "retry_floor", "override_delay",
-        "check_before",
+        "check_before", "awake_check",
       ]
     ),
     ("mqtt", ["host", "port", "username", "password_file", "ca_file", "dock_name"]),

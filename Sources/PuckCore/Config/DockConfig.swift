@@ -184,6 +184,10 @@ public struct EnforcementSettings: Hashable, Sendable {
   /// `check_before`: how long before each alarm the pre-flight check runs, so a failure is
   /// noticed while someone can still fix it (docs/DESIGN.md R5).
   public var checkBefore: Duration = .seconds(600)
+  /// `awake_check`: this long after a wake-up ended with a scan, the dock asks for the button
+  /// (or `puckctl awake`) within a minute, and opens the wake-up again without an answer; 0s
+  /// (the default) never asks (docs/DESIGN.md W17).
+  public var awakeCheck: Duration = .zero
 
   /// The range `retry_delay` accepts (docs/DESIGN.md D10).
   public static let retryDelayRange: ClosedRange<Duration> = .seconds(5)...(.seconds(30 * 60))
@@ -197,6 +201,8 @@ public struct EnforcementSettings: Hashable, Sendable {
   public static let overrideDelayRange: ClosedRange<Duration> = .zero...(.seconds(30 * 60))
   /// The range `check_before` accepts.
   public static let checkBeforeRange: ClosedRange<Duration> = .seconds(60)...(.seconds(2 * 3600))
+  /// The range `awake_check` accepts.
+  public static let awakeCheckRange: ClosedRange<Duration> = .zero...(.seconds(2 * 3600))
   /// The range `retry_floor` accepts (the same minimum as `retry_delay`).
   public static let retryFloorRange: ClosedRange<Duration> = .seconds(5)...(.seconds(30 * 60))
 
@@ -210,6 +216,7 @@ public struct EnforcementSettings: Hashable, Sendable {
     case "override_delay": return (\.overrideDelay, overrideDelayRange)
     case "retry_floor": return (\.retryFloor, retryFloorRange)
     case "check_before": return (\.checkBefore, checkBeforeRange)
+    case "awake_check": return (\.awakeCheck, awakeCheckRange)
     default: return nil
     }
   }

@@ -21,6 +21,7 @@ public enum CommandName: String, CaseIterable, Hashable, Sendable {
   case test
   case acknowledge
   case check
+  case awake
   case readerAdd = "reader.add"
   case readerRemove = "reader.rm"
   case readerList = "reader.list"
@@ -193,6 +194,15 @@ extension CommandName {
           holds the paired tag, the audio device opens and the sound is loaded, the buzzer line
           is held, the clock is synchronised, every remote reader is online, and the alarm timer
           the kernel holds is the next alarm's. One line per part; exit status 1 if any failed.
+          """)
+    case .awake:
+      return CommandSpec(
+        name: self, words: ["awake"], role: .member, operand: nil, options: [], synopsis: "awake",
+        summary: "answer the wake-up check: I am up",
+        help: """
+          usage: puckctl awake
+          Answers the wake-up check ([enforcement] awake_check) while the dock waits for it, as
+          the dock button does. Without an answer within a minute the wake-up opens again.
           """)
     case .stop:
       return CommandSpec(

@@ -123,6 +123,8 @@ public enum ControlCommand: Hashable, Sendable {
   case acknowledge
   /// Run the pre-flight check now and report every part.
   case check
+  /// Answer the wake-up check (as the dock button does).
+  case awake
   /// Enrol a remote reader under a name with a new key, or with the key another dock made for
   /// the same node (64 lower-case hex digits).
   case readerAdd(String, key: String? = nil)
@@ -152,6 +154,7 @@ public enum ControlCommand: Hashable, Sendable {
     case .test: return .test
     case .acknowledge: return .acknowledge
     case .check: return .check
+    case .awake: return .awake
     case .readerAdd: return .readerAdd
     case .readerRemove: return .readerRemove
     case .readerList: return .readerList

@@ -146,6 +146,21 @@ public struct DockStatus: Hashable, Sendable, Codable {
   public var overrides: [String]?
   /// The last pre-flight check; nil before the first has finished (or from an older puckd).
   public var check: PreflightReport?
+  /// The wake-up check waiting after a scan; nil when none is.
+  public var awakeCheck: AwakeCheckView?
+
+  /// A wake-up check as status shows it.
+  public struct AwakeCheckView: Hashable, Sendable, Codable {
+    /// When the dock asks.
+    public var askAt: Instant
+    /// Once it asked: the answer must come before this.
+    public var answerBy: Instant?
+
+    public init(askAt: Instant, answerBy: Instant?) {
+      self.askAt = askAt
+      self.answerBy = answerBy
+    }
+  }
 
   public init(
     protected: Bool, reasons: [String], simulated: Bool, nextAlarm: String?, nextAlarmAt: Instant?,

@@ -79,7 +79,7 @@ public enum ControlWire {
   public static func encode(_ command: ControlCommand) -> [UInt8] {
     var request = Request(v: version, command: command.name)
     switch command {
-    case .status, .unpair, .alarmList, .stop, .override, .acknowledge, .readerList, .check: break
+    case .status, .unpair, .alarmList, .stop, .override, .acknowledge, .readerList, .check, .awake: break
     case .readerAdd(let name, let key):
       request.reader = name
       request.key = key
@@ -227,6 +227,7 @@ public enum ControlWire {
         scanSeconds: try integer(request.scanSeconds, CommandTable.testScanSeconds))
     case .acknowledge: return .acknowledge
     case .check: return .check
+    case .awake: return .awake
     case .readerAdd:
       let key = request.key?.lowercased()
       if let key,

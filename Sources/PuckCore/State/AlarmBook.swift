@@ -82,6 +82,9 @@ public struct EnforcementRecord: VersionedPayload, Hashable {
   /// When overrides closed wake-ups without a scan, since the last acknowledge, oldest first; at
   /// most `missedShown` (status shows them until acknowledged).
   public private(set) var unacknowledgedOverrides: [Instant] = []
+  /// The wake-up check waiting after a scan ended a wake-up; nil when none is (docs/DESIGN.md
+  /// W16). Optional on disk, like the fields above.
+  public var awakeCheck: AwakeCheckState?
 
   public init(
     guards: [WakeGuard] = [], scheduledThrough: Instant? = nil, unacknowledgedMissed: [AlarmOccurrence] = [],
@@ -154,7 +157,7 @@ public struct EnforcementRecord: VersionedPayload, Hashable {
 
   private enum CodingKeys: String, CodingKey {
     case guards, scheduledThrough, handledThrough, missedBacklog, unacknowledgedMissed,
-      olderUnacknowledgedMissed, pendingHistory, unacknowledgedOverrides
+      olderUnacknowledgedMissed, pendingHistory, unacknowledgedOverrides, awakeCheck
   }
 
   public init(from decoder: any Decoder) throws {
@@ -172,6 +175,7 @@ public struct EnforcementRecord: VersionedPayload, Hashable {
     pendingHistory = try container.decodeIfPresent([HistoryEntry].self, forKey: .pendingHistory) ?? []
     unacknowledgedOverrides =
       try container.decodeIfPresent([Instant].self, forKey: .unacknowledgedOverrides) ?? []
+    awakeCheck = try container.decodeIfPresent(AwakeCheckState.self, forKey: .awakeCheck)
     // A file from before the cap can hold thousands: keep the newest, count the rest.
     noteMissed(try container.decode([AlarmOccurrence].self, forKey: .unacknowledgedMissed))
   }
@@ -190,6 +194,24 @@ public struct EnforcementRecord: VersionedPayload, Hashable {
       try container.encode(olderUnacknowledgedMissed, forKey: .olderUnacknowledgedMissed)
     }
     if !pendingHistory.isEmpty { try container.encode(pendingHistory, forKey: .pendingHistory) }
+    try container.encodeIfPresent(awakeCheck, forKey: .awakeCheck)
+  }
+}
+
+/// A wake-up check waiting (docs/DESIGN.md W17): the occurrence a scan ended, when the dock
+/// asks, and once it has asked, until when it waits for the answer.
+public struct AwakeCheckState: Hashable, Sendable, Codable {
+  /// The wake-up that ended; it opens again without an answer.
+  public var occurrence: AlarmOccurrence
+  /// When the dock asks.
+  public var askAt: Instant
+  /// Set when it asked: the answer must come before this.
+  public var answerBy: Instant?
+
+  public init(occurrence: AlarmOccurrence, askAt: Instant, answerBy: Instant? = nil) {
+    self.occurrence = occurrence
+    self.askAt = askAt
+    self.answerBy = answerBy
   }
 }
 

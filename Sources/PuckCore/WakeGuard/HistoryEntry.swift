@@ -10,6 +10,18 @@ public struct HistoryEntry: Hashable, Sendable, Codable {
     case overridden
     /// Not rung: the dock was off or the daemon down for longer than the missed-alarm grace.
     case missed
+    /// The wake-up check after a scan was answered: up and about.
+    case awake = "awake"
+    /// The wake-up check got no answer: the wake-up opened again (back to bed?).
+    case reopened
+
+    /// Whether it closes a wake-up (journaled with its guard); the others are appended alone.
+    public var closesWakeUp: Bool {
+      switch self {
+      case .woke, .stopped, .overridden: true
+      case .missed, .awake, .reopened: false
+      }
+    }
   }
 
   public var outcome: Outcome

@@ -16,6 +16,11 @@ public enum WakeEvent: Hashable, Sendable {
   case tagScanned(TagUID, fresh: Bool, reader: String? = nil)
   /// `sudo puckctl override`: close every open guard without a scan.
   case override
+  /// The wake-up check after a scan was answered (the dock button or `puckctl awake`).
+  case awakeConfirmed(AlarmOccurrence)
+  /// The wake-up check got no answer in time: the wake-up opens again and rings (docs/DESIGN.md
+  /// W16).
+  case awakeUnanswered(AlarmOccurrence)
   /// The daemon started with these guards loaded from disk (docs/DESIGN.md W12).
   case daemonStarted
 }

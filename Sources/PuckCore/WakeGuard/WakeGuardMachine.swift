@@ -114,6 +114,17 @@ public struct WakeGuardMachine: Hashable, Sendable {
     case .tagScanned(let uid, let fresh, let reader):
       return tagScanned(uid, fresh: fresh, reader: reader, now: now, settings: settings)
     case .override: return close(where: { _ in true }, outcome: .overridden, now: now)
+    case .awakeConfirmed(let occurrence):
+      return [
+        .recordHistory(
+          HistoryEntry(
+            outcome: .awake, occurrence: occurrence, openedAt: nil, closedAt: now, bypassCount: 0, rings: 0))
+      ]
+    case .awakeUnanswered(let occurrence):
+      // Recorded first: the reopened wake-up's own entry follows when it ends.
+      let reopened = HistoryEntry(
+        outcome: .reopened, occurrence: occurrence, openedAt: nil, closedAt: now, bypassCount: 0, rings: 0)
+      return [.recordHistory(reopened)] + alarmDue(occurrence, now: now, settings: settings)
     case .daemonStarted: return resume(now: now, settings: settings)
     }
   }

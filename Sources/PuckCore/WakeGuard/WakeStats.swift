@@ -24,8 +24,9 @@ public struct WakeStats: Hashable, Sendable, Codable {
     public var missed: Int
   }
 
-  /// Wake-ups ended by a scan, newest backwards, until one ended another way (an override or a
-  /// missed alarm; an alarm that needs no puck neither counts nor breaks it).
+  /// Wake-ups ended by a scan, newest backwards, until one ended another way (an override, a
+  /// missed alarm, or a wake-up the wake-up check opened again; an alarm that needs no puck
+  /// neither counts nor breaks it).
   public var streak: Int
   /// The longest such run in the entries.
   public var longestStreak: Int
@@ -34,6 +35,9 @@ public struct WakeStats: Hashable, Sendable, Codable {
   public var stopped: Int
   public var overrides: Int
   public var missed: Int
+  /// Wake-up checks answered, and those that opened the wake-up again.
+  public var awakeAnswered: Int
+  public var reopened: Int
   /// Bypasses over all wake-ups.
   public var bypasses: Int
   /// Monday first.
@@ -54,9 +58,11 @@ public struct WakeStats: Hashable, Sendable, Codable {
       case .woke:
         run += 1
         longest = max(longest, run)
-      case .overridden, .missed: run = 0
-      case .stopped: break
+      // Back to bed after the scan (the wake-up check opened it again) ends it too.
+      case .overridden, .missed, .reopened: run = 0
+      case .stopped, .awake: break
       }
+      guard entry.outcome != .awake && entry.outcome != .reopened else { continue }
       let date = zone.localDateTime(at: entry.openedAt ?? entry.occurrence.scheduledAt).date
       if entry.outcome == .woke, let opened = entry.openedAt {
         durations[date.weekday, default: []].append(Int(max(0, entry.closedAt.seconds(since: opened))))
@@ -79,6 +85,8 @@ public struct WakeStats: Hashable, Sendable, Codable {
     stopped = counts[.stopped] ?? 0
     overrides = counts[.overridden] ?? 0
     missed = counts[.missed] ?? 0
+    awakeAnswered = counts[.awake] ?? 0
+    reopened = counts[.reopened] ?? 0
     bypasses = entries.reduce(0) { $0 + $1.bypassCount }
     byWeekday = Weekday.allCases.map { day in
       let seconds = durations[day] ?? []

@@ -1,7 +1,7 @@
 import PuckCore
 import PuckSystem
 
-/// `sudo puckctl override`: the way out that is not free (docs/DESIGN.md W16). It closes every
+/// `sudo puckctl override`: the way out that is not free (docs/DESIGN.md W17). It closes every
 /// open wake-up without a scan only after `override_delay` has passed with the ring going on;
 /// the client waits and counts down. Ctrl-C (the client going away) or `override --cancel`
 /// stops it; a scan meanwhile ends the wake-up as usual and the override with it. Nothing is

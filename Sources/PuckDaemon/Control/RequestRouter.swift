@@ -18,6 +18,7 @@ final class RequestRouter {
   let rehearsal: RehearsalFlow
   let overrides: OverrideFlow
   let preflight: PreflightCheck
+  let awake: AwakeCheck
   /// Where a simulated scan goes (pairing first, else the guards).
   var onScan: (TagUID, Bool) -> Void = { _, _ in }
 
@@ -26,9 +27,10 @@ final class RequestRouter {
     schedule: ScheduleKeeper, retry: StateRetry,
     status: StatusReporter, readers: Readers, remoteReaders: RemoteReaders, pairing: PairingFlow,
     rehearsal: RehearsalFlow,
-    overrides: OverrideFlow, preflight: PreflightCheck
+    overrides: OverrideFlow, preflight: PreflightCheck, awake: AwakeCheck
   ) {
     self.preflight = preflight
+    self.awake = awake
     self.dock = dock
     self.enforcement = enforcement
     self.schedule = schedule
@@ -101,6 +103,12 @@ final class RequestRouter {
       rehearsal.start(seconds: seconds, scanSeconds: scanSeconds, client: client)
     case .acknowledge: acknowledge(client: client)
     case .check: preflight.run(.request, client: client)
+    case .awake:
+      if awake.confirm() {
+        client.send(.success("thank you: the wake-up check is answered, have a good day"))
+      } else {
+        client.send(.failure(ControlFailure(.refused, "no wake-up check is waiting for an answer")))
+      }
     case .readerAdd(let name, let key): addReader(name, key: key, client: client)
     case .readerRemove(let name): removeReader(name, client: client)
     case .readerList: listReaders(client: client)

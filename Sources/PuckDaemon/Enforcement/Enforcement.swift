@@ -28,6 +28,8 @@ final class Enforcement {
   var afterEvent: (_ changed: Bool) -> Void = { _ in }
   /// Called when journaled history is still waiting (the state retry arms).
   var onJournalChanged: () -> Void = {}
+  /// Called with each history entry as it is recorded (the wake-up check follows scans).
+  var onHistory: (HistoryEntry) -> Void = { _ in }
 
   init(
     dock: DockContext, ringer: Ringer, lines: DockLines
@@ -138,7 +140,12 @@ final class Enforcement {
         "\(name) due \(dock.settings.describe(entry.occurrence.scheduledAt)) was MISSED (puckd was not running)"
       )
       dock.state.guardsFile.update { $0.noteMissed([entry.occurrence]) }
+    case .awake: Log.notice("wake-up check answered for \(name): up and about")
+    case .reopened:
+      Log.warning(
+        "NO ANSWER to the wake-up check for \(name): the wake-up opens again and rings until a scan")
     }
+    onHistory(entry)
   }
 
   /// Saves the guards file with the machine's guards and journal.
@@ -151,9 +158,9 @@ final class Enforcement {
   /// missed alarm's entry is appended directly.
   private func recordHistory(_ entry: HistoryEntry) {
     guard machine.pendingHistory.contains(entry) else {
-      // Missed alarms are not journaled; a closing entry not pending any more was appended by
-      // an earlier flush in this same round of effects.
-      if entry.outcome == .missed { dock.state.journal.appendMissed(entry) }
+      // Missed alarms and wake-up check answers are not journaled; a closing entry not pending
+      // any more was appended by an earlier flush in this same round of effects.
+      if !entry.outcome.closesWakeUp { dock.state.journal.appendMissed(entry) }
       return
     }
     closedOccurrences.insert(entry.occurrence)

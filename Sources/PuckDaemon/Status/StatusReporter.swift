@@ -17,6 +17,7 @@ final class StatusReporter {
   private let lines: DockLines
   private let overrides: OverrideFlow
   private let preflight: PreflightCheck
+  private let awake: AwakeCheck
   private let notifier: SystemdNotifier
   private var lastLine = ""
 
@@ -24,9 +25,10 @@ final class StatusReporter {
     dock: DockContext, enforcement: Enforcement,
     schedule: ScheduleKeeper,
     ringer: Ringer, readers: Readers, remoteReaders: RemoteReaders, lines: DockLines, overrides: OverrideFlow,
-    preflight: PreflightCheck, notifier: SystemdNotifier
+    preflight: PreflightCheck, awake: AwakeCheck, notifier: SystemdNotifier
   ) {
     self.preflight = preflight
+    self.awake = awake
     self.dock = dock
     self.enforcement = enforcement
     self.schedule = schedule
@@ -103,6 +105,7 @@ final class StatusReporter {
       reasonCodes: verdict.reasons)
     status.overrideAt = overrides.closesAt
     status.check = preflight.last
+    status.awakeCheck = awake.state.map { DockStatus.AwakeCheckView(askAt: $0.askAt, answerBy: $0.answerBy) }
     let today = dock.settings.zone.localDateTime(at: dock.time.instant).date
     status.pausedUntil = dock.state.alarms.book.pausedUntil.flatMap { $0 > today ? $0 : nil }
     status.overrides = record.unacknowledgedOverrides.map {
@@ -117,6 +120,10 @@ final class StatusReporter {
     if let identity = ringer.ringing {
       let bypasses = enforcement.guards.last(where: \.isRinging)?.bypassCount ?? 0
       return "RINGING \(identity.description) (bypass \(bypasses))"
+    }
+    if let answerBy = awake.state?.answerBy {
+      return
+        "WAKE-UP CHECK: press the dock button or run 'puckctl awake' by \(dock.settings.describe(answerBy))"
     }
     if let closesAt = overrides.closesAt {
       return "OVERRIDE counting down: the wake-ups close \(dock.settings.describe(closesAt)) without a scan"

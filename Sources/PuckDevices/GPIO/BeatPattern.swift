@@ -33,6 +33,9 @@ public struct BeatPattern: Hashable, Sendable {
   /// both the ring and the wrong-puck chirp, so a person getting into bed can tell it.
   public static let checkFailed = BeatPattern(on: .milliseconds(500), off: .milliseconds(250), beats: 2)
 
+  /// The wake-up check's question: four quick 150 ms beeps (1.05 s), a knock more than a ring.
+  public static let awakeCheck = BeatPattern(on: .milliseconds(150), off: .milliseconds(150), beats: 4)
+
   /// A 4 Hz flicker: 125 ms on, 125 ms off; the LED's "a check failed".
   public static let flicker = BeatPattern(on: .milliseconds(125), off: .milliseconds(125))
 

@@ -65,6 +65,19 @@ import Testing
         == EnforcementSettings(retryDelay: .seconds(300), ringTimeout: .seconds(3600), missedGrace: .zero))
   }
 
+  @Test(
+    "check_before and awake_check: defaults (10 min, off), values, and out-of-range errors with file:line")
+  func checkKeys() throws {
+    let config = try DockConfig.parse(
+      "[enforcement]\ncheck_before = 30min\nawake_check = 5min\n", file: "puckd.conf")
+    #expect(config.enforcement.checkBefore == .seconds(1800))
+    #expect(config.enforcement.awakeCheck == .seconds(300))
+    #expect(DockConfig.defaults.enforcement.checkBefore == .seconds(600))
+    #expect(DockConfig.defaults.enforcement.awakeCheck == .zero, "off unless asked for")
+    #expect(error("[enforcement]\ncheck_before = 10s\n")?.description.contains("puckd.conf:2:") == true)
+    #expect(error("[enforcement]\nawake_check = 3h\n")?.description.contains("puckd.conf:2:") == true)
+  }
+
   @Test func adaptiveBypassKeys() throws {
     let config = try DockConfig.parse(
       "[audio]\nvolume_step = 15%\n[enforcement]\nretry_shrink = 1min\nretry_floor = 30s\n",

@@ -37,6 +37,7 @@ import Testing
     case .test: return .test(seconds: 12)
     case .acknowledge: return .acknowledge
     case .check: return .check
+    case .awake: return .awake
     case .readerAdd: return .readerAdd("kitchen")
     case .readerRemove: return .readerRemove("hall-2")
     case .readerList: return .readerList

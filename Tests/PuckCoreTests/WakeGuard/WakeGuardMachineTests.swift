@@ -222,6 +222,26 @@ struct WakeGuardMachineTests {
     #expect(overridden.first?.reader == nil)
   }
 
+  @Test(
+    "the wake-up check: an answer is recorded; no answer is recorded and opens the wake-up again, ringing")
+  func awakeCheck() {
+    var h = Harness()
+    let occurrence = h.occurrence(id: 1, oneShot: true)
+    h.send(.alarmDue(occurrence))
+    h.send(.tagScanned(Harness.paired, fresh: true))
+    h.advance(300)
+    let answered = h.send(.awakeConfirmed(occurrence))
+    #expect(histories(answered).map(\.outcome) == [.awake])
+    #expect(h.machine.guards.isEmpty)
+
+    let unanswered = h.send(.awakeUnanswered(occurrence))
+    #expect(histories(unanswered).map(\.outcome) == [.reopened])
+    #expect(h.machine.guards.count == 1, "the wake-up is open again")
+    #expect(unanswered.contains(.startRing(RingIdentity(occurrence: occurrence, retry: 0))))
+    let ended = h.send(.tagScanned(Harness.paired, fresh: true))
+    #expect(histories(ended).map(\.outcome) == [.woke])
+  }
+
   @Test("override closes every guard without a scan and records it as an override")
   func override() {
     var h = Harness()

@@ -1,0 +1,100 @@
+import PuckCore
+import PuckSystem
+
+/// The wake-up check (docs/DESIGN.md W17): `[enforcement] awake_check` after a wake-up ended
+/// with a scan, the dock chirps (`BeatPattern.awakeCheck`) and waits `answerWindow` for the dock
+/// button or `puckctl awake`; without an answer the wake-up opens again and rings until the
+/// next scan. The waiting check lives in `guards.json`, so a restart (or a crash) in between
+/// asks all the same. Both endings are recorded in history.
+final class AwakeCheck {
+  /// How long the dock waits for the answer once it has asked.
+  static let answerWindow: Int64 = 60
+
+  private let dock: DockContext
+  private let enforcement: Enforcement
+  private let lines: DockLines
+  /// When to ask, then until when to wait (CLOCK_REALTIME, like the alarms).
+  private let timer: any LoopTimer
+  /// Called when the check starts, asks or ends (status).
+  var onChange: () -> Void = {}
+
+  init(dock: DockContext, enforcement: Enforcement, lines: DockLines) throws(SystemError) {
+    self.dock = dock
+    self.enforcement = enforcement
+    self.lines = lines
+    timer = try dock.time.makeTimer(.wallClock)
+  }
+
+  /// The check waiting, as saved.
+  var state: AwakeCheckState? { dock.state.guardsFile.record.awakeCheck }
+
+  func watch(on loop: EventLoop<LoopMessage>) throws(SystemError) {
+    try loop.watch(timer) { [unowned self] _ in self.due() }
+  }
+
+  /// After start: a check that had asked asks again from now (the answer may have come while
+  /// puckd was down, and nobody heard the chirp); one not yet asked keeps its time.
+  func resume() {
+    guard var check = state else { return }
+    if check.answerBy != nil {
+      check.answerBy = nil
+      check.askAt = dock.time.instant
+      store(check)
+    }
+    arm()
+  }
+
+  /// A history entry was recorded: a scan that ended a wake-up starts a check (when enabled).
+  func recorded(_ entry: HistoryEntry) {
+    let delay = dock.settings.config.enforcement.awakeCheck
+    guard entry.outcome == .woke, delay > .zero else { return }
+    let askAt = dock.time.instant.adding(delay)
+    store(AwakeCheckState(occurrence: entry.occurrence, askAt: askAt))
+    Log.info("wake-up check at \(dock.settings.describe(askAt)) (awake_check = \(delay.configText))")
+    arm()
+  }
+
+  /// The dock button or `puckctl awake`: true when the dock was waiting for the answer.
+  func confirm() -> Bool {
+    guard let check = state, check.answerBy != nil else { return false }
+    store(nil)
+    timer.disarm()
+    enforcement.handle(.awakeConfirmed(check.occurrence))
+    onChange()
+    return true
+  }
+
+  private func due() {
+    guard var check = state else { return }
+    let now = dock.time.instant
+    if let answerBy = check.answerBy {
+      guard now >= answerBy else { return arm() }
+      store(nil)
+      enforcement.handle(.awakeUnanswered(check.occurrence))
+    } else {
+      guard now >= check.askAt else { return arm() }
+      check.answerBy = now.adding(seconds: Self.answerWindow)
+      store(check)
+      lines.buzzer.chirp(.awakeCheck)
+      Log.notice(
+        "wake-up check for \(check.occurrence.displayName): press the dock button or run 'puckctl awake' "
+          + "within \(Self.answerWindow) s, or it rings again")
+      arm()
+    }
+    onChange()
+  }
+
+  private func arm() {
+    guard let check = state else { return timer.disarm() }
+    do {
+      try timer.arm(at: check.answerBy ?? check.askAt)
+    } catch {
+      Log.error("could not arm the wake-up check's timer: \(error)")
+    }
+  }
+
+  private func store(_ check: AwakeCheckState?) {
+    dock.state.guardsFile.update { $0.awakeCheck = check }
+    enforcement.save()
+  }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+
+/// Issue 13 item 4 end to end: the wake-up check against a real daemon and `puckctl awake`
+/// (the unanswered minute and the reopening run on the manual clock in `AwakeCheckTests`).
+@Suite("wake-up check, end to end", .serialized)
+struct AwakeCheckEndToEndTests {
+  @Test("after a scan the dock asks; puckctl awake answers; status, STATUS and history say so")
+  func askedAndAnswered() throws {
+    let dock = try DaemonHarness(
+      config: "[audio]\ndevice = null\n[enforcement]\nawake_check = 2s\n", audio: false)
+    try dock.writePairing("04:A2:3B:11:22:33:44")
+    try dock.start()
+    _ = try dock.addAlarm(inSeconds: 2)
+    try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
+    #expect(try dock.ctl("scan", "04:A2:3B:11:22:33:44").stdout.contains("wake-up complete"))
+    #expect(try dock.ctl("awake").status == 2, "refused: nothing asked yet")
+    try waitUntil(timeout: 6, "the dock asks") {
+      try dock.ctl("status").stdout.contains("Wake-up check: press the dock button or run 'puckctl awake' by")
+    }
+    #expect(dock.log.contains("wake-up check for"), "the question is logged")
+    let answered = try dock.ctl("awake")
+    #expect(answered.status == 0, "\(answered.stderr)")
+    #expect(!(try dock.ctl("status").stdout.contains("Wake-up check")))
+    let history = try dock.ctl("history").stdout
+    #expect(history.contains("the wake-up check was answered: up"), "\(history)")
+    #expect(try !dock.isRinging())
+  }
+}
