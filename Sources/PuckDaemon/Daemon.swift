@@ -47,6 +47,9 @@ public final class Daemon {
   public init(options: DaemonOptions, environment: DaemonEnvironment) throws {
     self.environment = environment
     let time = environment.time
+    // A peer that went away must be an EPIPE, never a SIGPIPE that ends the daemon: the log's
+    // reader (journald restarted, a closed terminal), a client, a library's socket.
+    signal(SIGPIPE, SIG_IGN)
     // Block the signals before any other thread exists, so every thread inherits the mask.
     signals = try SignalSource(environment.signals)
     loop = try EventLoop()

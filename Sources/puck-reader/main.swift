@@ -94,6 +94,8 @@ enum PuckReader {
       return 66
     }
 
+    // A log reader or a broker socket that went away is an EPIPE, not the end of the node.
+    signal(SIGPIPE, SIG_IGN)
     // Block the stop signals before any thread starts, so every thread inherits the mask.
     var signals = sigset_t()
     sigemptyset(&signals)

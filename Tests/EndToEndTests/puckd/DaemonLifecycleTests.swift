@@ -21,6 +21,34 @@ struct DaemonLifecycleTests {
     #"{"alarms": [{"id": 1, "time": "\#(time)", "days": ["mon","tue","wed","thu","fri","sat","sun"], "label": "", "enabled": true, "requiresPuck": true}], "nextID": 2}"#
   }
 
+  @Test("its log reader gone (stderr a pipe nobody reads): puckd logs on and keeps answering, no SIGPIPE")
+  func logReaderGoneIsNoCrash() throws {
+    let dock = try DaemonHarness(config: "[audio]\ndevice = null\n", audio: false)
+    let process = Process()
+    process.executableURL = Binaries.url("puckd")
+    process.arguments = [
+      "--simulate", "--config", dock.configPath, "--state-dir", dock.stateDirectory, "--socket",
+      dock.socketPath,
+    ]
+    let pipe = Pipe()
+    process.standardError = pipe
+    process.standardOutput = pipe
+    try process.run()
+    defer {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+    try waitUntil(timeout: 10, "puckd answers") { (try? dock.ctl("status").status).map { $0 <= 1 } ?? false }
+    // journald restarted, a terminal closed: the reading end goes away.
+    try pipe.fileHandleForReading.close()
+    for minute in 0..<5 {
+      // Each change is logged, to the pipe that has no reader any more.
+      _ = try dock.ctl("alarm", "add", "06:0\(minute)", "--days", "daily")
+    }
+    #expect(process.isRunning, "puckd was killed by SIGPIPE")
+    #expect(try dock.ctl("alarm", "list").stdout.contains("06:04"))
+  }
+
   @Test("an alarm that fell due while the daemon was down rings on start when within the grace")
   func lateWithinGrace() throws {
     let dock = try DaemonHarness(audio: false)

@@ -40,6 +40,26 @@ struct RingSoundTests {
     #expect(tonePeak > 18_000, "the built-in tone plays instead (peak \(tonePeak))")
   }
 
+  @Test("an MP3 file (libsndfile's mpg123 decoder) rings through the real ALSA path into the sink")
+  func mp3Rings() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "puck-sound-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("ring.mp3").path
+    try #require(
+      writeSine(
+        to: path, seconds: 3, amplitude: 0.25, format: Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)))
+    let dock = try DaemonHarness(
+      config: "[audio]\ndevice = pulse\nstart_volume = 100%\nramp = 0s\nsound = \(path)\n")
+    try dock.start()
+    #expect(try (dock.status()["problems"] as? [String] ?? []).isEmpty, "the MP3 decodes")
+    let check = try dock.ctl("check").stdout
+    #expect(check.contains("sound: ok — \(path) loaded (3.0 s, 48000 Hz)"), "\(check)")
+    let peak = try rehearsalPeak(dock)
+    #expect((5_000...11_000).contains(peak), "the MP3 plays, not the tone (peak \(peak))")
+  }
+
   /// Runs `puckctl test --seconds 2` (no scan asked) and returns the loudest sample the sink received meanwhile.
   private func rehearsalPeak(_ dock: DaemonHarness) throws -> Int {
     let rehearsal = Process()
@@ -58,12 +78,14 @@ struct RingSoundTests {
     return peak
   }
 
-  /// A 48 kHz mono FLAC of a 440 Hz sine, written by libsndfile.
-  private func writeSine(to path: String, seconds: Int, amplitude: Double) -> Bool {
+  /// A 48 kHz mono sound file of a 440 Hz sine (FLAC unless `format` says), written by libsndfile.
+  private func writeSine(
+    to path: String, seconds: Int, amplitude: Double, format: Int32 = Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16)
+  ) -> Bool {
     var info = SF_INFO()
     info.samplerate = 48_000
     info.channels = 1
-    info.format = Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16)
+    info.format = format
     guard let file = sf_open(path, Int32(SFM_WRITE), &info) else { return false }
     defer { sf_close(file) }
     let samples = (0..<48_000 * seconds).map {
