@@ -242,15 +242,18 @@ public final class Daemon {
     shutdown()
   }
 
-  /// A tag from the reader or a simulated scan: to pairing if it is waiting, else to the guard.
+  /// A tag from the reader or a simulated scan: to pairing if it is waiting, else to the guard;
+  /// then a paired puck's `lastSeen` moves (saved after the ring was handled, never before).
   private func tagScanned(_ uid: TagUID, fresh: Bool, reader: String) {
     if pairingFlow.isWaiting {
       pairingFlow.scanned(uid, fresh: fresh)
+      return
     } else if rehearsal.isWaitingForScan {
       rehearsal.scanned(uid, fresh: fresh)
     } else {
       enforcement.tagScanned(uid, fresh: fresh, reader: reader)
     }
+    state.pairing.noteSeen(uid, at: environment.time.instant)
   }
 
   /// The readers Home Assistant sees as tag scanners: the dock's own (`dock`) and the remote ones.

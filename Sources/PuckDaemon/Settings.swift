@@ -130,10 +130,9 @@ final class Settings {
   }
 
   /// The guard machine's settings for the current config and pairing.
-  func guardSettings(pairedTag: TagUID?) -> WakeGuardSettings {
+  func guardSettings(pucks: [TagUID: String]) -> WakeGuardSettings {
     var settings = WakeGuardSettings(
-      retryDelay: config.enforcement.retryDelay, ringTimeout: config.enforcement.ringTimeout,
-      pairedTag: pairedTag)
+      retryDelay: config.enforcement.retryDelay, ringTimeout: config.enforcement.ringTimeout, pucks: pucks)
     settings.retryShrink = config.enforcement.retryShrink
     settings.retryFloor = config.enforcement.retryFloor
     return settings

@@ -1,7 +1,7 @@
 import Glibc
 import PuckCore
 
-/// `pairing.json` in the state directory: the paired tag (docs/DESIGN.md P4).
+/// `pairing.json` in the state directory: the paired pucks (docs/DESIGN.md P4, P6).
 ///
 /// Written with mode 0600, atomically. Read only when it is a plain file owned by the user
 /// puckd runs as (root on a dock) with no group or other permission bits, as ssh treats a
@@ -26,12 +26,12 @@ public struct PairingFile: Sendable {
   /// The full path of the file.
   public var path: String { directory.filePath(Self.name) }
 
-  /// The paired tag; nil value when not paired. Throws `.pairingFileRefused` for a file with
+  /// The pairing; nil value when not paired. Throws `.pairingFileRefused` for a file with
   /// the wrong owner, loose permissions or of the wrong type, without touching it.
-  public func load() throws(StorageError) -> StateLoad<PairedTag> {
+  public func load() throws(StorageError) -> StateLoad<Pairing> {
     guard let bytes = try readTrusted() else { return StateLoad(value: nil) }
     do {
-      return try directory.decodeOrRecover(Self.name, bytes: bytes, as: PairedTag.self, recordProblems: true)
+      return try directory.decodeOrRecover(Self.name, bytes: bytes, as: Pairing.self, recordProblems: true)
     } catch {
       throw .fileSystem(error)
     }
@@ -40,7 +40,7 @@ public struct PairingFile: Sendable {
   /// Reads the file back through the same checks as `load`, changing nothing (a corrupt file is
   /// reported, not kept aside): the pre-flight check's look at what is on disk. Nil when there
   /// is no file, or what is wrong with it.
-  public func readBack() -> Result<PairedTag?, PairingReadBackError> {
+  public func readBack() -> Result<Pairing?, PairingReadBackError> {
     let bytes: [UInt8]?
     do {
       bytes = try readTrusted()
@@ -49,7 +49,7 @@ public struct PairingFile: Sendable {
     }
     guard let bytes else { return .success(nil) }
     do {
-      return .success(try DocumentCodec.decode(PairedTag.self, from: bytes))
+      return .success(try DocumentCodec.decode(Pairing.self, from: bytes))
     } catch {
       return .failure(PairingReadBackError(description: "\(Self.name) does not parse: \(error)"))
     }
@@ -68,8 +68,8 @@ public struct PairingFile: Sendable {
   }
 
   /// Stores the pairing (mode 0600, atomic, durable), replacing any earlier one.
-  public func save(_ tag: PairedTag) throws(StorageError) {
-    try directory.save(tag, name: Self.name, keepsPreviousCopy: false)
+  public func save(_ pairing: Pairing) throws(StorageError) {
+    try directory.save(pairing, name: Self.name, keepsPreviousCopy: false)
   }
 
   /// Unpairs: removes the file durably (`unlink`, `fsync` of the directory).

@@ -32,7 +32,8 @@ struct ClientCommands {
     switch spec.name {
     case .status: return try status(args)
     case .pair: return try pair(args)
-    case .unpair: return try simple(.unpair)
+    case .unpair: return try unpair(args)
+    case .pucks: return try pucks(args)
     case .alarmAdd: return try alarmAdd(args)
     case .alarmList: return try alarmList(args)
     case .alarmRemove: return try simple(.alarmRemove(try alarmID(args)))
@@ -158,8 +159,50 @@ struct ClientCommands {
     guard let timeout = try args.integer("timeout") else {
       throw UsageError(CommandTable.pairTimeout.optionRule)
     }
-    let reply = try client.send(.pair(timeoutSeconds: timeout), progress: printProgress)
+    let name = args.value("name")
+    if let name, !Pairing.isAcceptableName(name) { throw UsageError(Pairing.nameRule) }
+    let reply = try client.send(.pair(timeoutSeconds: timeout, name: name), progress: printProgress)
     return report(reply)
+  }
+
+  /// Forgets a puck; the last one, while an enabled alarm needs one, only after the word
+  /// `unpair` is typed (or with --yes).
+  private func unpair(_ args: ArgumentList) throws -> ExitCode {
+    let name = args.value("name")
+    if let name, !Pairing.isAcceptableName(name) { throw UsageError(Pairing.nameRule) }
+    let reply = try client.send(.unpair(name: name, confirmed: args.flag("yes")))
+    guard reply.ok != true, reply.failure?.kind == .refused, reply.failure?.message.contains("--yes") == true
+    else { return report(reply) }
+    print(reply.failure?.message ?? "")
+    print("Type 'unpair' to confirm: ", terminator: "")
+    fflush(nil)
+    guard readLine()?.split(separator: " ").first == "unpair" else {
+      PuckCtl.printError("puckctl: not confirmed; nothing changed")
+      return .failure
+    }
+    return report(try client.send(.unpair(name: name, confirmed: true)))
+  }
+
+  /// The paired pucks: name, tag, when paired, when last seen.
+  private func pucks(_ args: ArgumentList) throws -> ExitCode {
+    let reply = try client.send(.pucks)
+    guard reply.ok == true, let pucks = reply.pucks else { return report(reply) }
+    if args.flag("json") {
+      var plain = ControlReply(ok: true)
+      plain.pucks = pucks
+      print(String(decoding: ControlWire.encode(plain), as: UTF8.self))
+      return .success
+    }
+    guard !pucks.isEmpty else {
+      print("no puck paired — run: sudo puckctl pair")
+      return .success
+    }
+    let text = StatusText(zone: zone, now: now)
+    for puck in pucks {
+      let seen = puck.lastSeen.map { "last seen \(text.local($0))" } ?? "not seen since pairing"
+      print("\(puck.name)  \(puck.tag)  paired \(text.local(puck.pairedAt)), \(seen)")
+    }
+    return .success
   }
 
   private func override(_ args: ArgumentList) throws -> ExitCode {

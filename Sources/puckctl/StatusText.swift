@@ -61,8 +61,14 @@ struct StatusText {
     } else {
       lines.append("Next:     no alarm scheduled")
     }
-    lines.append(
-      "Tag:      " + (status.pairedTag.map { "paired (\($0))" } ?? "none paired — run: sudo puckctl pair"))
+    if let pucks = status.pucks, pucks.count > 1 {
+      lines.append("Pucks:    " + pucks.map { "\($0.name) (\($0.tag))" }.joined(separator: ", "))
+    } else {
+      let name = status.pucks?.first.map { "\($0.name), " } ?? ""
+      lines.append(
+        "Tag:      "
+          + (status.pairedTag.map { "paired (\(name)\($0))" } ?? "none paired — run: sudo puckctl pair"))
+    }
     for device in status.devices {
       let name = (device.name.prefix(1).uppercased() + device.name.dropFirst() + ":").padding(10)
       lines.append("\(name)\(device.state.rawValue)\(device.detail.isEmpty ? "" : " — \(device.detail)")")

@@ -48,7 +48,7 @@ private final class GPIODock: @unchecked Sendable {
     try config.write(toFile: directory + "/puckd.conf", atomically: true, encoding: .utf8)
     let tag = try TagUID(parsing: "04:A2:3B:11:22:33:44")
     try PairingFile(directory: StateDirectory(path: directory + "/state")).save(
-      PairedTag(uid: tag, pairedAt: Instant(unixSeconds: 1_790_000_000)))
+      Pairing(pucks: [PairedTag(uid: tag, pairedAt: Instant(unixSeconds: 1_790_000_000))]))
   }
 
   func start() throws {

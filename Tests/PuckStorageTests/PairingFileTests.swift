@@ -7,13 +7,13 @@ import Testing
 @Suite struct PairingFileTests {
   let scratch: ScratchDirectory
   let pairing: PairingFile
-  let tag: PairedTag
+  let tag: Pairing
 
   init() throws {
     scratch = try ScratchDirectory()
     pairing = PairingFile(
       directory: try StateDirectory(path: scratch.path + "/state", clock: { testInstant }))
-    tag = PairedTag(uid: try TagUID(parsing: "04:A2:3B:11:22:33:44"), pairedAt: testInstant)
+    tag = Pairing(pucks: [PairedTag(uid: try TagUID(parsing: "04:A2:3B:11:22:33:44"), pairedAt: testInstant)])
   }
 
   func expectRefused(_ expected: PairingFileRefusal, unchanged before: [UInt8], mode: mode_t) {
@@ -96,7 +96,8 @@ import Testing
 
   @Test func corruptPairingMeansNotPairedAndNoOlderTagComesBack() throws {
     defer { scratch.remove() }
-    let older = PairedTag(uid: try TagUID(parsing: "04:00:00:00:00:00:01"), pairedAt: Instant(unixSeconds: 0))
+    let older = Pairing(
+      pucks: [PairedTag(uid: try TagUID(parsing: "04:00:00:00:00:00:01"), pairedAt: Instant(unixSeconds: 0))])
     try pairing.save(older)
     try pairing.save(tag)
     #expect(try names(in: pairing.directory.path) == ["pairing.json"])
@@ -107,6 +108,32 @@ import Testing
     #expect(loaded.value == nil)
     #expect(loaded.problems.first?.fallback == .empty)
     #expect(bytes(atPath: pairing.directory.filePath("pairing.json.corrupt-20261202T112233Z")) == truncated)
+  }
+
+  @Test("a version 1 file (one tag) reads as one puck named primary; the next save writes version 2")
+  func version1Migrates() throws {
+    defer { scratch.remove() }
+    try FileManager.default.createDirectory(atPath: pairing.directory.path, withIntermediateDirectories: true)
+    let old =
+      #"{"payload": {"uid": "04:A2:3B:11:22:33:44", "pairedAt": "2026-01-01T00:00:00Z"}, "schemaVersion": 1}"#
+    try write(Array(old.utf8), toPath: pairing.path)
+    chmod(pairing.path, 0o600)
+    var loaded = try #require(try pairing.load().value)
+    #expect(loaded.pucks.map(\.name) == ["primary"])
+    #expect(loaded.pucks.first?.uid.description == "04:A2:3B:11:22:33:44")
+    #expect(loaded.pucks.first?.lastSeen == nil)
+    loaded.pucks.append(
+      PairedTag(
+        uid: try TagUID(parsing: "04:11:22:33:44:55:66"), pairedAt: testInstant, name: "backup in the car"))
+    try pairing.save(loaded)
+    let text = String(decoding: bytes(atPath: pairing.path) ?? [], as: UTF8.self)
+    #expect(text.contains("\"schemaVersion\" : 2"), "\(text)")
+    #expect(try pairing.load().value == loaded)
+    guard case .success(let back?) = pairing.readBack() else {
+      Issue.record("readBack failed")
+      return
+    }
+    #expect(back.pucks.map(\.name) == ["primary", "backup in the car"])
   }
 
   @Test func unpairRemovesTheFile() throws {

@@ -3,6 +3,7 @@ public enum CommandName: String, CaseIterable, Hashable, Sendable {
   case status
   case pair
   case unpair
+  case pucks
   case alarmAdd = "alarm.add"
   case alarmList = "alarm.list"
   case alarmRemove = "alarm.rm"
@@ -119,18 +120,35 @@ extension CommandName {
     case .pair:
       return CommandSpec(
         name: self, words: ["pair"], role: .root, operand: nil,
-        options: [CommandOption("timeout", .integer(CommandTable.pairTimeout))],
-        synopsis: "pair [--timeout 30s]", summary: "pair a tag: scan it twice (root)",
+        options: [
+          CommandOption("timeout", .integer(CommandTable.pairTimeout)), CommandOption("name", .label),
+        ],
+        synopsis: "pair [--name NAME] [--timeout 30s]", summary: "pair a puck: scan it twice (root)",
         help: """
-          usage: sudo puckctl pair [--timeout 30s]
-          Waits for a tag on the reader, then asks for the same tag again to confirm, and pairs it.
-          Refused while a wake-up is open. In --simulate mode the scans come from 'puckctl scan UID'.
+          usage: sudo puckctl pair [--name NAME] [--timeout 30s]
+          Waits for a tag on the reader, then asks for the same tag again to confirm, and adds it
+          to the paired pucks under NAME (default: primary for the first, then puck 2, …; at most
+          8 pucks). Any paired puck ends a wake-up: pair a backup and keep it elsewhere. Refused
+          while a wake-up is open. In --simulate mode the scans come from 'puckctl scan UID'.
           """)
     case .unpair:
       return CommandSpec(
-        name: self, words: ["unpair"], role: .root, operand: nil, options: [],
-        synopsis: "unpair", summary: "forget the paired tag (root)",
-        help: "usage: sudo puckctl unpair\nForgets the paired tag. Refused while a wake-up is open.")
+        name: self, words: ["unpair"], role: .root, operand: nil,
+        options: [CommandOption("name", .label), CommandOption("yes", .flag)],
+        synopsis: "unpair [--name NAME] [--yes]", summary: "forget a paired puck (root)",
+        help: """
+          usage: sudo puckctl unpair [--name NAME] [--yes]
+          Forgets the puck named NAME (the only one when there is one). Refused while a wake-up is
+          open. Forgetting the last puck while an enabled alarm needs one leaves nothing that ends
+          a wake-up: it asks for the word unpair, unless --yes is given.
+          """)
+    case .pucks:
+      return CommandSpec(
+        name: self, words: ["pucks"], role: .anyone, operand: nil, options: [CommandOption("json", .flag)],
+        synopsis: "pucks [--json]", summary: "the paired pucks, and when each was last seen",
+        help:
+          "usage: puckctl pucks [--json]\nLists the paired pucks: name, tag (masked), when paired, when last seen."
+      )
     case .alarmAdd:
       return CommandSpec(
         name: self, words: ["alarm", "add"], role: .member, operand: .time,

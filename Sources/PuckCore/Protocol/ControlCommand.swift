@@ -94,8 +94,14 @@ public struct AlarmEdit: Hashable, Sendable {
 public enum ControlCommand: Hashable, Sendable {
   case status
   /// Read the next tag twice and pair it; progress lines until done or `timeout` seconds.
-  case pair(timeoutSeconds: Int)
-  case unpair
+  /// Read the next tag twice and add it to the pucks as `name` (nil: the next default name);
+  /// progress lines until done or `timeout` seconds.
+  case pair(timeoutSeconds: Int, name: String? = nil)
+  /// Forget the puck `name` (nil: the only one); `confirmed` lets the last puck go while an
+  /// enabled alarm needs one.
+  case unpair(name: String? = nil, confirmed: Bool = false)
+  /// The paired pucks.
+  case pucks
   case alarmAdd(AlarmDraft)
   case alarmList
   case alarmRemove(AlarmID)
@@ -139,6 +145,7 @@ public enum ControlCommand: Hashable, Sendable {
     case .status: return .status
     case .pair: return .pair
     case .unpair: return .unpair
+    case .pucks: return .pucks
     case .alarmAdd: return .alarmAdd
     case .alarmList: return .alarmList
     case .alarmRemove: return .alarmRemove

@@ -19,6 +19,8 @@ public struct ControlReply: Hashable, Sendable, Codable {
   public var nextBefore: Int?
   /// `check`: what the pre-flight check found.
   public var check: PreflightReport?
+  /// `pucks`: the paired pucks.
+  public var pucks: [PuckView]?
 
   public init(
     ok: Bool? = nil, progress: String? = nil, failure: ControlFailure? = nil, message: String? = nil,
@@ -47,6 +49,23 @@ public struct ControlReply: Hashable, Sendable, Codable {
 
   /// A progress line.
   public static func progress(_ text: String) -> ControlReply { ControlReply(progress: text) }
+}
+
+/// A paired puck as `pucks` and status show it: its UID masked, as everywhere outside the
+/// pairing file.
+public struct PuckView: Hashable, Sendable, Codable {
+  public var name: String
+  /// The last two bytes of its UID (`…:33:44`).
+  public var tag: String
+  public var pairedAt: Instant
+  public var lastSeen: Instant?
+
+  public init(_ puck: PairedTag) {
+    name = puck.name
+    tag = puck.uid.masked
+    pairedAt = puck.pairedAt
+    lastSeen = puck.lastSeen
+  }
 }
 
 /// An alarm with its next fire, as `alarm list` shows it.
@@ -148,6 +167,9 @@ public struct DockStatus: Hashable, Sendable, Codable {
   public var check: PreflightReport?
   /// The wake-up check waiting after a scan; nil when none is.
   public var awakeCheck: AwakeCheckView?
+  /// Every paired puck (`pairedTag` is the first's tag, for older readers); nil from an older
+  /// puckd.
+  public var pucks: [PuckView]?
 
   /// A wake-up check as status shows it.
   public struct AwakeCheckView: Hashable, Sendable, Codable {

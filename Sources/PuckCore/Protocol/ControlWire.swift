@@ -33,6 +33,10 @@ public enum ControlWire {
     var scanSeconds: Int?
     /// `alarm.pause`, `pause`: the first day alarms ring again.
     var until: WireDate?
+    /// `pair`, `unpair`: a puck's name.
+    var name: String?
+    /// `unpair`: the last puck may go although an enabled alarm needs one.
+    var yes: Bool?
   }
 
   /// `date` of `alarm.add`: `YYYY-MM-DD` as protocol 1 always had it, or `today`/`tomorrow`,
@@ -79,13 +83,18 @@ public enum ControlWire {
   public static func encode(_ command: ControlCommand) -> [UInt8] {
     var request = Request(v: version, command: command.name)
     switch command {
-    case .status, .unpair, .alarmList, .stop, .override, .acknowledge, .readerList, .check, .awake: break
+    case .status, .alarmList, .stop, .override, .acknowledge, .readerList, .check, .awake, .pucks: break
+    case .unpair(let name, let confirmed):
+      request.name = name
+      request.yes = confirmed ? true : nil
     case .readerAdd(let name, let key):
       request.reader = name
       request.key = key
     case .readerRemove(let name): request.reader = name
     case .overrideCancel: request.cancel = true
-    case .pair(let timeout): request.seconds = timeout
+    case .pair(let timeout, let name):
+      request.seconds = timeout
+      request.name = name
     case .alarmAdd(let draft):
       request.time = draft.time
       switch draft.recurrence {
@@ -150,14 +159,22 @@ public enum ControlWire {
       }
       return name
     }
+    func puckName() throws(ControlFailure) -> String? {
+      guard let name = request.name else { return nil }
+      guard Pairing.isAcceptableName(name) else { throw ControlFailure(.badRequest, Pairing.nameRule) }
+      return name
+    }
     guard let name = CommandName(rawValue: request.command) else {
       throw ControlFailure(.badRequest, "unknown command '\(request.command.prefix(40))'")
     }
     // Defaults and bounds come from the command table, the same values puckctl checks.
     switch name {
     case .status: return .status
-    case .pair: return .pair(timeoutSeconds: try integer(request.seconds, CommandTable.pairTimeout))
-    case .unpair: return .unpair
+    case .pair:
+      return .pair(
+        timeoutSeconds: try integer(request.seconds, CommandTable.pairTimeout), name: try puckName())
+    case .unpair: return .unpair(name: try puckName(), confirmed: request.yes == true)
+    case .pucks: return .pucks
     case .alarmAdd:
       guard let time = request.time else { throw ControlFailure(.badRequest, "alarm.add needs a time") }
       let recurrence: DraftRecurrence

@@ -8,14 +8,24 @@ public struct WakeGuardSettings: Hashable, Sendable {
   public var retryShrink: Duration = .zero
   /// The shortest retry delay shrinking reaches.
   public var retryFloor: Duration = .seconds(20)
-  /// The paired tag; nil when none is paired.
-  public var pairedTag: TagUID?
+  /// The paired pucks and their names; any of them ends a wake-up (docs/DESIGN.md P6). Empty
+  /// when none is paired.
+  public var pucks: [TagUID: String]
 
-  public init(retryDelay: Duration = .seconds(60), ringTimeout: Duration = .seconds(600), pairedTag: TagUID?)
-  {
+  public init(
+    retryDelay: Duration = .seconds(60), ringTimeout: Duration = .seconds(600), pucks: [TagUID: String]
+  ) {
     self.retryDelay = retryDelay
     self.ringTimeout = ringTimeout
-    self.pairedTag = pairedTag
+    self.pucks = pucks
+  }
+
+  /// Settings with one paired tag (named `primary`), or none.
+  public init(retryDelay: Duration = .seconds(60), ringTimeout: Duration = .seconds(600), pairedTag: TagUID?)
+  {
+    self.init(
+      retryDelay: retryDelay, ringTimeout: ringTimeout,
+      pucks: pairedTag.map { [$0: PairedTag.defaultName] } ?? [:])
   }
 
   /// The quiet time after the `bypass`-th bypass of a wake-up (1 for the first): `retryDelay`,
@@ -145,7 +155,7 @@ public struct WakeGuardMachine: Hashable, Sendable {
     // rather than locking the owner out (status already says the dock is not protected).
     let wakeGuard = WakeGuard(
       occurrence: occurrence, openedAt: now,
-      requiresPuck: occurrence.requiresPuck && settings.pairedTag != nil)
+      requiresPuck: occurrence.requiresPuck && !settings.pucks.isEmpty)
     guards.append(wakeGuard)
     // Item 1: the guard is on disk before any sound starts.
     var effects: [WakeEffect] = [.persistGuards]
@@ -223,11 +233,13 @@ public struct WakeGuardMachine: Hashable, Sendable {
     _ uid: TagUID, fresh: Bool, reader: String?, now: Instant, settings: WakeGuardSettings
   ) -> [WakeEffect] {
     guard !guards.isEmpty else { return [] }
-    guard let paired = settings.pairedTag, uid == paired else { return [.wrongTag(uid)] }
+    guard let name = settings.pucks[uid] else { return [.wrongTag(uid)] }
     guard fresh else { return [.tagNotFresh(uid)] }
-    // Item 9: one valid scan resolves every open guard. History keeps which puck (masked, as
-    // every record of a UID outside the pairing file) and which reader.
-    return close(where: { _ in true }, outcome: .woke, now: now, scan: (uid.masked, reader))
+    // Item 9: one valid scan of any paired puck resolves every open guard. History keeps which
+    // puck (its name and masked UID, as every record of a UID outside the pairing file) and
+    // which reader.
+    return close(
+      where: { _ in true }, outcome: .woke, now: now, scan: ("\(name) (\(uid.masked))", reader))
   }
 
   /// Closes the guards matching `predicate`, silencing the ring if nothing else rings.

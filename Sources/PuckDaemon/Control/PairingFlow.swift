@@ -3,13 +3,14 @@ import PuckStorage
 import PuckSystem
 
 /// `puckctl pair` and `unpair` (docs/DESIGN.md §5): waits for a tag, then the same tag again,
-/// and stores it. Refused while a wake-up is open (P3); a wake-up that opens meanwhile cancels
-/// it, and the scans belong to the wake-up then.
+/// and adds it to the pucks under a name (P6). Refused while a wake-up is open (P3); a
+/// wake-up that opens meanwhile cancels it, and the scans belong to the wake-up then.
 final class PairingFlow {
   /// A `puckctl pair` in progress.
   private struct Session {
     let client: ControlServer.Client
     let timer: any LoopTimer
+    let name: String
     var first: TagUID?
   }
 
@@ -29,7 +30,7 @@ final class PairingFlow {
   /// Whether a pairing waits for a tag (then the reader polls and scans come here).
   var isWaiting: Bool { session != nil }
 
-  func start(timeout: Int, client: ControlServer.Client) {
+  func start(timeout: Int, name given: String?, client: ControlServer.Client) {
     guard !enforcement.isOpen else {
       client.send(
         .failure(
@@ -41,15 +42,31 @@ final class PairingFlow {
       client.send(.failure(ControlFailure(.refused, "another pairing is already waiting for a tag")))
       return
     }
+    let pairing = dock.state.pairing.pairing
+    let name = given ?? pairing.nextDefaultName
+    guard pairing.puck(named: name) == nil else {
+      client.send(
+        .failure(
+          ControlFailure(
+            .refused, "a puck is already named '\(name)'; choose another name (--name) or unpair it first")))
+      return
+    }
+    guard pairing.pucks.count < Pairing.maximumPucks else {
+      client.send(
+        .failure(
+          ControlFailure(
+            .refused, "\(Pairing.maximumPucks) pucks are paired, the most a dock keeps; unpair one first")))
+      return
+    }
     do {
       let timer = try dock.time.makeTimer(.monotonic)
       try timer.arm(after: .seconds(timeout))
       try dock.loop.watch(timer) { [unowned self] _ in
         self.finish(.failure(ControlFailure(.failed, "no tag seen within \(timeout) s; nothing paired")))
       }
-      session = Session(client: client, timer: timer, first: nil)
+      session = Session(client: client, timer: timer, name: name, first: nil)
       onChange()
-      Log.info("pairing: waiting for a tag (\(timeout) s)")
+      Log.info("pairing: waiting for a tag (\(timeout) s) to pair as '\(name)'")
       let source = dock.settings.simulated ? " (simulated: send it with puckctl scan UID)" : ""
       client.send(.progress("waiting for a tag on the reader\(source)… (\(timeout) s)"))
     } catch {
@@ -94,14 +111,26 @@ final class PairingFlow {
             .failed, "the second tag (\(uid.masked)) is not the first (\(first.masked)); nothing paired")))
       return
     }
+    if let paired = dock.state.pairing.pairing.puck(uid) {
+      finish(
+        .failure(
+          ControlFailure(.refused, "this tag is already paired, as \(paired.display); nothing changed")))
+      return
+    }
+    let puck = PairedTag(
+      uid: uid, pairedAt: dock.time.instant, name: current.name, lastSeen: dock.time.instant)
     do {
-      try dock.state.pairing.save(PairedTag(uid: uid, pairedAt: dock.time.instant))
+      try dock.state.pairing.add(puck)
     } catch {
       finish(.failure(ControlFailure(.failed, "could not save the pairing: \(error)")))
       return
     }
-    Log.notice("paired tag \(uid.masked)")
-    finish(.success("paired \(uid.masked). Put it where you must walk to (the kitchen, not the nightstand)."))
+    Log.notice("paired \(puck.display)")
+    let count = dock.state.pairing.pucks.count
+    let others = count > 1 ? " \(count) pucks are paired; any of them ends a wake-up." : ""
+    finish(
+      .success(
+        "paired \(puck.display).\(others) Put it where you must walk to (the kitchen, not the nightstand)."))
   }
 
   private func finish(_ reply: ControlReply) {
@@ -112,23 +141,66 @@ final class PairingFlow {
     onChange()
   }
 
-  func unpair(client: ControlServer.Client) {
+  /// Forgets the puck `name` (the only one when nil). The last puck, while an enabled alarm
+  /// needs one, goes only `confirmed`: after it nothing ends a wake-up but an override.
+  func unpair(name given: String?, confirmed: Bool, client: ControlServer.Client) {
     guard !enforcement.isOpen else {
       client.send(
         .failure(
           ControlFailure(
-            .refused, "a wake-up is open; unpairing is refused until it is ended with the paired tag")))
+            .refused, "a wake-up is open; unpairing is refused until it is ended with a paired puck")))
+      return
+    }
+    let pucks = dock.state.pairing.pucks
+    let target: PairedTag
+    if let given {
+      guard let named = dock.state.pairing.pairing.puck(named: given) else {
+        let known = pucks.map { "'\($0.name)'" }.joined(separator: ", ")
+        client.send(
+          .failure(
+            ControlFailure(
+              .notFound, "no puck is named '\(given)' (paired: \(known.isEmpty ? "none" : known))")))
+        return
+      }
+      target = named
+    } else {
+      guard pucks.count == 1, let only = pucks.first else {
+        client.send(
+          .failure(
+            pucks.isEmpty
+              ? ControlFailure(.notFound, "no puck is paired")
+              : ControlFailure(
+                .badRequest,
+                "\(pucks.count) pucks are paired: say which with --name (puckctl pucks lists them)")))
+        return
+      }
+      target = only
+    }
+    if pucks.count == 1 && !confirmed
+      && dock.state.alarms.alarms.contains(where: { $0.enabled && $0.requiresPuck })
+    {
+      client.send(
+        .failure(
+          ControlFailure(
+            .refused,
+            "\(target.display) is the last puck and an enabled alarm needs one: after it nothing ends a wake-up "
+              + "but an override; confirm with --yes")))
       return
     }
     do {
-      try dock.state.pairing.remove()
+      try dock.state.pairing.remove(named: target.name)
     } catch {
       client.send(.failure(ControlFailure(.failed, "\(error)")))
       return
     }
-    Log.notice("unpaired")
+    Log.notice("unpaired \(target.display)")
     onChange()
-    client.send(.success("unpaired; the dock is not protected until you pair a tag"))
+    let left = dock.state.pairing.pucks.count
+    client.send(
+      .success(
+        left == 0
+          ? "unpaired \(target.display); the dock is not protected until you pair a tag"
+          : "unpaired \(target.display); \(left) puck\(left == 1 ? "" : "s") still paired"))
   }
 
   /// A connection closed: a pairing waiting on it is abandoned.

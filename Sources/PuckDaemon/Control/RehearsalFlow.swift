@@ -82,15 +82,15 @@ final class RehearsalFlow {
   func scanned(_ uid: TagUID, fresh: Bool) {
     guard isWaitingForScan else { return }
     let line: PartLine
-    switch dock.state.pairing.tag {
-    case nil:
+    if let puck = dock.state.pairing.pairing.puck(uid) {
+      line = PartLine(name: "puck", failed: false, detail: "the paired puck \(puck.display) was read")
+    } else if dock.state.pairing.isPaired {
+      let paired = dock.state.pairing.pucks.map(\.display).joined(separator: ", ")
+      let which = dock.state.pairing.pucks.count == 1 ? "the paired tag" : "one of the paired pucks"
+      line = PartLine(name: "puck", failed: true, detail: "read \(uid.masked), not \(which) (\(paired))")
+    } else {
       line = PartLine(
         name: "puck", failed: true, detail: "read \(uid.masked), but no tag is paired (sudo puckctl pair)")
-    case uid?:
-      line = PartLine(name: "puck", failed: false, detail: "the paired tag \(uid.masked) was read")
-    case let paired?:
-      line = PartLine(
-        name: "puck", failed: true, detail: "read \(uid.masked), not the paired tag \(paired.masked)")
     }
     finish(puck: line)
   }

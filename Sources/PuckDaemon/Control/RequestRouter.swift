@@ -97,8 +97,12 @@ final class RequestRouter {
     case .scan(let uid): scan(uid, client: client)
     case .override: overrides.start(client: client)
     case .overrideCancel: overrides.cancel(by: client)
-    case .pair(let timeout): pairing.start(timeout: timeout, client: client)
-    case .unpair: pairing.unpair(client: client)
+    case .pair(let timeout, let name): pairing.start(timeout: timeout, name: name, client: client)
+    case .unpair(let name, let confirmed): pairing.unpair(name: name, confirmed: confirmed, client: client)
+    case .pucks:
+      var reply = ControlReply(ok: true)
+      reply.pucks = dock.state.pairing.pucks.map(PuckView.init)
+      client.send(reply)
     case .test(let seconds, let scanSeconds):
       rehearsal.start(seconds: seconds, scanSeconds: scanSeconds, client: client)
     case .acknowledge: acknowledge(client: client)

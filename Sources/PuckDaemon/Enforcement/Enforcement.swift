@@ -67,7 +67,7 @@ final class Enforcement {
   func handle(_ event: WakeEvent) {
     let now = dock.time.instant
     let effects = machine.handle(
-      event, at: now, settings: dock.settings.guardSettings(pairedTag: dock.state.pairing.tag))
+      event, at: now, settings: dock.settings.guardSettings(pucks: dock.state.pairing.pairing.names))
     for effect in effects {
       switch (event, effect) {
       case (.bypass, .armRetry(let id, let at)), (.ringTimeout, .armRetry(let id, let at)):

@@ -1,13 +1,14 @@
 import PuckCore
 import PuckStorage
 
-/// The paired tag and its root-only file (docs/DESIGN.md §5). A refused file (owner, mode,
+/// The paired pucks and their root-only file (docs/DESIGN.md §5). A refused file (owner, mode,
 /// type) is replaced by pairing again, deliberately; a file that could not be read may hold a
 /// good pairing and is not written over until it reads.
 final class PairingStore {
   private let file: PairingFile
   private let files: StateFiles
-  private(set) var tag: TagUID?
+  /// The pucks, in the order they were paired; empty when none is (or none could be read).
+  private(set) var pairing = Pairing()
   /// Why the pairing file was refused or could not be read.
   private(set) var problem: String?
 
@@ -19,16 +20,22 @@ final class PairingStore {
   /// Whether the file could not be read and is held.
   var isHeld: Bool { files.unreadable.contains(PairingFile.name) }
 
+  /// The pucks.
+  var pucks: [PairedTag] { pairing.pucks }
+
+  /// Whether any puck is paired.
+  var isPaired: Bool { !pairing.pucks.isEmpty }
+
   func load() {
     do {
       let loaded = try file.load()
-      tag = loaded.value?.uid
+      pairing = loaded.value ?? Pairing()
       problem = nil
       files.release(PairingFile.name)
       files.logProblems(loaded.problems)
-      if let tag { Log.info("paired tag \(tag.masked)") }
+      if isPaired { Log.info("paired: \(pucks.map(\.display).joined(separator: ", "))") }
     } catch {
-      tag = nil
+      pairing = Pairing()
       problem = "\(error)"
       Log.error("\(error)")
       if case .fileSystem = error {
@@ -40,47 +47,70 @@ final class PairingStore {
   }
 
   /// The pre-flight check of the pairing: the file read back from disk through the same checks
-  /// as at start, and the tag it holds against the one this daemon enforces. Changes nothing:
-  /// a loosened or swapped file is reported, and the tag in memory goes on ending wake-ups.
+  /// as at start, and the pucks it holds against those this daemon enforces. Changes nothing:
+  /// a loosened or swapped file is reported, and the pucks in memory go on ending wake-ups.
   func readBack() -> (ok: Bool, detail: String) {
+    let inMemory = Set(pucks.map(\.uid))
     switch file.readBack() {
     case .failure(let error):
-      return (
-        false, "\(error)\(tag.map { " — the tag paired earlier (\($0.masked)) still ends a wake-up" } ?? "")"
-      )
+      let still =
+        pucks.count == 1
+        ? " — the tag paired earlier (\(pucks[0].display)) still ends a wake-up"
+        : isPaired ? " — the pucks paired earlier still end a wake-up" : ""
+      return (false, "\(error)\(still)")
     case .success(nil):
-      return tag == nil
-        ? (false, "no tag paired — run: sudo puckctl pair")
-        : (false, "\(PairingFile.name) is gone from disk; pair again: sudo puckctl pair")
+      return isPaired
+        ? (false, "\(PairingFile.name) is gone from disk; pair again: sudo puckctl pair")
+        : (false, "no tag paired — run: sudo puckctl pair")
     case .success(let onDisk?):
-      guard let tag else {
+      guard Set(onDisk.pucks.map(\.uid)) == inMemory, !inMemory.isEmpty else {
+        let disk = onDisk.pucks.map(\.uid.masked).joined(separator: ", ")
         return (
           false,
-          "\(PairingFile.name) holds \(onDisk.uid.masked), which this puckd has not loaded (restart it)"
+          "\(PairingFile.name) holds [\(disk)], not the pucks this puckd enforces (restart it or pair again)"
         )
       }
-      guard onDisk.uid == tag else {
-        return (false, "\(PairingFile.name) now holds \(onDisk.uid.masked), not the paired tag \(tag.masked)")
-      }
-      return (true, "\(PairingFile.name) reads back \(tag.masked), root-only")
+      return (
+        true, "\(PairingFile.name) reads back \(pucks.map(\.display).joined(separator: ", ")), root-only"
+      )
     }
   }
 
-  /// Stores the pairing, unless the file could not be read (then pairing would silently
-  /// replace a pairing nobody has seen); the read is tried once more first.
-  func save(_ paired: PairedTag) throws(StorageError) {
+  /// Adds a puck, unless the file could not be read (then pairing would silently replace a
+  /// pairing nobody has seen); the read is tried once more first.
+  func add(_ puck: PairedTag) throws(StorageError) {
     try checkWritable()
-    try file.save(paired)
-    tag = paired.uid
+    var changed = pairing
+    changed.pucks.append(puck)
+    try file.save(changed)
+    pairing = changed
     problem = nil
   }
 
-  /// Unpairs, under the same rule as `save`.
-  func remove() throws(StorageError) {
+  /// Removes the puck named `name`, under the same rule as `add`; the file goes with the last.
+  func remove(named name: String) throws(StorageError) {
     try checkWritable()
-    try file.remove()
-    tag = nil
+    var changed = pairing
+    changed.pucks.removeAll { $0.name == name }
+    if changed.pucks.isEmpty {
+      try file.remove()
+    } else {
+      try file.save(changed)
+    }
+    pairing = changed
     problem = nil
+  }
+
+  /// A reader read puck `uid` at `instant`: its `lastSeen` moves, and is saved (after the ring
+  /// was handled, never before). A save that fails is logged; it costs nothing but the date.
+  func noteSeen(_ uid: TagUID, at instant: Instant) {
+    guard let index = pairing.pucks.firstIndex(where: { $0.uid == uid }), !isHeld else { return }
+    pairing.pucks[index].lastSeen = instant
+    do {
+      try file.save(pairing)
+    } catch {
+      Log.warning("could not note when \(pairing.pucks[index].display) was last seen: \(error)")
+    }
   }
 
   private func checkWritable() throws(StorageError) {

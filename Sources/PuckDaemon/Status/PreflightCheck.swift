@@ -96,7 +96,7 @@ final class PreflightCheck {
     switch part.name {
     // Also when the only failure was having no reader at all and a remote one was enrolled.
     case "reader": return readers.health.map { $0.state == .ok } ?? !remoteReaders.names.isEmpty
-    case "pairing": return dock.state.pairing.tag != nil
+    case "pairing": return dock.state.pairing.isPaired
     case "audio": return ringer.health.state == .ok
     default:
       guard part.name.hasPrefix("remote ") else { return false }

@@ -75,7 +75,8 @@ final class StatusReporter {
       pending.isEmpty ? nil : StatusSnapshot.UnrecordedHistory(count: pending.count, error: failure)
     }
     return StatusSnapshot(
-      simulated: dock.settings.simulated, devices: deviceHealth(), pairedTag: dock.state.pairing.tag?.masked,
+      simulated: dock.settings.simulated, devices: deviceHealth(),
+      pairedTag: dock.state.pairing.pucks.first?.uid.masked,
       pairingProblem: dock.state.pairing.problem,
       hasEnabledAlarm: dock.state.alarms.alarms.contains(where: \.enabled),
       nextAlarm: next.map { StatusSnapshot.NextAlarm(id: $0.alarm.id, requiresPuck: $0.alarm.requiresPuck) },
@@ -105,6 +106,7 @@ final class StatusReporter {
       reasonCodes: verdict.reasons)
     status.overrideAt = overrides.closesAt
     status.check = preflight.last
+    status.pucks = dock.state.pairing.pucks.map(PuckView.init)
     status.awakeCheck = awake.state.map { DockStatus.AwakeCheckView(askAt: $0.askAt, answerBy: $0.answerBy) }
     let today = dock.settings.zone.localDateTime(at: dock.time.instant).date
     status.pausedUntil = dock.state.alarms.book.pausedUntil.flatMap { $0 > today ? $0 : nil }

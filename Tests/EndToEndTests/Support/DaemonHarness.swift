@@ -133,10 +133,11 @@ final class DaemonHarness {
   }
 
   /// Pairs `uid` with two simulated scans.
-  func pair(_ uid: String) throws {
+  func pair(_ uid: String, name: String? = nil) throws {
     let pairing = Process()
     pairing.executableURL = Binaries.url("puckctl")
-    pairing.arguments = ["--socket", socketPath, "pair", "--timeout", "20s"]
+    pairing.arguments =
+      ["--socket", socketPath, "pair", "--timeout", "20s"] + (name.map { ["--name", $0] } ?? [])
     pairing.standardOutput = FileHandle.nullDevice
     // A pairing earlier in the same daemon's life logged the line too: wait for a new one.
     let earlier = log.components(separatedBy: "pairing: waiting").count

@@ -18,7 +18,7 @@ struct HistoryAndStatsTests {
     #expect(try dock.ctl("scan", "04:A2:3B:11:22:33:44").stdout.contains("wake-up complete"))
 
     let history = try dock.ctl("history").stdout
-    #expect(history.contains("woke with the puck …:33:44 on simulated, "), "\(history)")
+    #expect(history.contains("woke with the puck primary (…:33:44) on simulated, "), "\(history)")
     #expect(history.contains("after the first ring ("), "\(history)")
     #expect(history.contains("; 1 bypass"), "\(history)")
 
@@ -34,7 +34,7 @@ struct HistoryAndStatsTests {
       lines.last?.contains(",\"'=cmd,\"\"x\"\"\",") == true, "the label quoted and defused: \(csv.stdout)")
     #expect(lines.last?.hasSuffix(",woke,") == false)
     #expect(lines.last?.contains(",woke,") == true)
-    #expect(lines.last?.hasSuffix(",1,1,…:33:44,simulated") == true, "\(csv.stdout)")
+    #expect(lines.last?.hasSuffix(",1,1,primary (…:33:44),simulated") == true, "\(csv.stdout)")
     #expect(try dock.ctl("history", "--csv", "--json").status == 64, "one format at a time")
 
     let stats = try dock.ctl("stats", "--json")

@@ -38,7 +38,7 @@ struct AuthorizationMatrixTests {
     "pause": ["pause", "--until", "2099-01-01"], "resume": ["resume"], "stop": ["stop"],
     "scan": ["scan", "DE:AD:BE:EF"], "override": ["override", "--yes"], "history": ["history"],
     "test": ["test", "--seconds", "1", "--scan-seconds", "0"], "acknowledge": ["acknowledge"],
-    "check": ["check"], "awake": ["awake"],
+    "check": ["check"], "pucks": ["pucks"], "awake": ["awake"],
     "reader add": ["reader", "add", "matrix"], "reader rm": ["reader", "rm", "matrix"],
     "reader list": ["reader", "list"],
   ]

@@ -9,8 +9,9 @@ import Testing
   private static func sample(_ name: CommandName) throws -> ControlCommand {
     switch name {
     case .status: return .status
-    case .pair: return .pair(timeoutSeconds: 45)
-    case .unpair: return .unpair
+    case .pair: return .pair(timeoutSeconds: 45, name: "backup in the car")
+    case .unpair: return .unpair(name: "primary", confirmed: true)
+    case .pucks: return .pucks
     case .alarmAdd:
       return .alarmAdd(
         AlarmDraft(
@@ -74,7 +75,7 @@ import Testing
 
   @Test func rolesAreTheOnesTheDesignNames() throws {
     let roles = Dictionary(uniqueKeysWithValues: CommandTable.all.map { ($0.name, $0.role) })
-    let anyone: Set<CommandName> = [.status, .alarmList, .history, .readerList]
+    let anyone: Set<CommandName> = [.status, .alarmList, .history, .readerList, .pucks]
     let root: Set<CommandName> = [.pair, .unpair, .override, .readerAdd, .readerRemove]
     for name in CommandName.allCases {
       let expected: Role = anyone.contains(name) ? .anyone : root.contains(name) ? .root : .member

@@ -28,14 +28,19 @@ private struct Note: VersionedPayload, Equatable {
   func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
   @Test func envelopeFormat() throws {
-    let tag = PairedTag(uid: try TagUID(parsing: "04:A2:3B:11:22:33:44"), pairedAt: Instant(unixSeconds: 0))
+    let tag = Pairing(
+      pucks: [PairedTag(uid: try TagUID(parsing: "04:A2:3B:11:22:33:44"), pairedAt: Instant(unixSeconds: 0))])
     let line = String(decoding: try DocumentCodec.encode(tag), as: UTF8.self)
     #expect(
       line
-        == #"{"payload":{"pairedAt":"1970-01-01T00:00:00Z","uid":"04:A2:3B:11:22:33:44"},"schemaVersion":1}"#)
-    #expect(try DocumentCodec.decode(PairedTag.self, from: bytes(line)) == tag)
+        == #"{"payload":{"pucks":[{"name":"primary","pairedAt":"1970-01-01T00:00:00Z","uid":"04:A2:3B:11:22:33:44"}]},"schemaVersion":2}"#
+    )
+    #expect(try DocumentCodec.decode(Pairing.self, from: bytes(line)) == tag)
     let pretty = try DocumentCodec.encode(tag, pretty: true)
-    #expect(try DocumentCodec.decode(PairedTag.self, from: pretty) == tag)
+    #expect(try DocumentCodec.decode(Pairing.self, from: pretty) == tag)
+    let version1 =
+      #"{"payload":{"pairedAt":"1970-01-01T00:00:00Z","uid":"04:A2:3B:11:22:33:44"},"schemaVersion":1}"#
+    #expect(try DocumentCodec.decode(Pairing.self, from: bytes(version1)) == tag, "version 1 migrates")
   }
 
   @Test func payloadSeesTheFileVersion() throws {

@@ -214,7 +214,7 @@ struct WakeGuardMachineTests {
     h.send(.alarmDue(h.occurrence(id: 1)))
     h.send(.alarmDue(h.occurrence(id: 2)))
     let entries = histories(h.send(.tagScanned(Harness.paired, fresh: true, reader: "kitchen")))
-    #expect(entries.map(\.puck) == ["…:33:44", "…:33:44"])
+    #expect(entries.map(\.puck) == ["primary (…:33:44)", "primary (…:33:44)"])
     #expect(entries.map(\.reader) == ["kitchen", "kitchen"])
     h.send(.alarmDue(h.occurrence(id: 3)))
     let overridden = histories(h.send(.override))
@@ -240,6 +240,20 @@ struct WakeGuardMachineTests {
     #expect(unanswered.contains(.startRing(RingIdentity(occurrence: occurrence, retry: 0))))
     let ended = h.send(.tagScanned(Harness.paired, fresh: true))
     #expect(histories(ended).map(\.outcome) == [.woke])
+  }
+
+  @Test("several pucks: any of them ends the wake-up, and history names the one scanned")
+  func anyPairedPuckEndsIt() {
+    var h = Harness()
+    h.settings.pucks = [Harness.paired: "primary", Harness.stranger: "backup in the car"]
+    h.send(.alarmDue(h.occurrence()))
+    let entries = histories(h.send(.tagScanned(Harness.stranger, fresh: true, reader: "dock")))
+    #expect(entries.map(\.outcome) == [.woke])
+    #expect(entries.first?.puck == "backup in the car (…:11:11)")
+    h.send(.alarmDue(h.occurrence(id: 2)))
+    h.settings.pucks = [Harness.paired: "primary"]
+    #expect(
+      h.send(.tagScanned(Harness.stranger, fresh: true)) == [.wrongTag(Harness.stranger)], "once unpaired")
   }
 
   @Test("override closes every guard without a scan and records it as an override")
@@ -277,7 +291,7 @@ struct WakeGuardMachineTests {
   @Test("with no tag paired, a stop ends the wake-up instead of locking the owner out")
   func unpairedDockStops() {
     var h = Harness()
-    h.settings.pairedTag = nil
+    h.settings.pucks = [:]
     h.send(.alarmDue(h.occurrence()))
     #expect(histories(h.send(.bypass)).map(\.outcome) == [.stopped])
   }

@@ -39,7 +39,7 @@ final class ManualDock {
     try setZone(zone)
     if paired {
       try PairingFile(directory: StateDirectory(path: self.stateDirectory)).save(
-        PairedTag(uid: puck, pairedAt: Instant(unixSeconds: 1_700_000_000)))
+        Pairing(pucks: [PairedTag(uid: puck, pairedAt: Instant(unixSeconds: 1_700_000_000))]))
     }
   }
 
