@@ -9,7 +9,11 @@ import Testing
 /// open, and the last one goes only confirmed while an enabled alarm needs one.
 @Suite("several pucks", .serialized)
 struct PucksTests {
-  private let backup = try! TagUID(parsing: "04:11:22:33:44:55:66")
+  private let backup: TagUID
+
+  init() throws {
+    backup = try TagUID(parsing: "04:11:22:33:44:55:66")
+  }
 
   /// Pairs `uid` as `name` with two presentations on the scripted reader.
   private func pair(_ uid: TagUID, as name: String?, on dock: ManualDock) throws -> ControlReply {
