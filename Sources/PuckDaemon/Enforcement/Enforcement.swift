@@ -160,7 +160,7 @@ final class Enforcement {
     guard machine.pendingHistory.contains(entry) else {
       // Missed alarms and wake-up check answers are not journaled; a closing entry not pending
       // any more was appended by an earlier flush in this same round of effects.
-      if !entry.outcome.closesWakeUp { dock.state.journal.appendMissed(entry) }
+      if !entry.outcome.closesWakeUp { dock.state.journal.appendAlone(entry) }
       return
     }
     closedOccurrences.insert(entry.occurrence)

@@ -46,8 +46,8 @@ final class HistoryJournal {
     return recorded
   }
 
-  /// Appends a missed alarm's entry (not journaled).
-  func appendMissed(_ entry: HistoryEntry) {
+  /// Appends an entry that closes no wake-up (a missed alarm, a wake-up check answer): not journaled.
+  func appendAlone(_ entry: HistoryEntry) {
     do {
       try log.append(entry)
     } catch {

@@ -77,7 +77,7 @@ struct ReaderLoopTests {
     #expect(pairing.terminationStatus == 0)
     #expect(printed.contains("waiting for a tag"))
     #expect(printed.contains("present the same tag again"))
-    #expect(printed.contains("paired …:33:44"))
+    #expect(printed.contains("paired primary (…:33:44)"))
     rig.emulator.remove()  // polling has stopped with the pairing: nothing to see it go
 
     try rig.dock.addAlarm(inSeconds: 2)
