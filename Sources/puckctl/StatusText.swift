@@ -80,9 +80,11 @@ struct StatusText {
     case nil: lines.append("Clock:    synchronisation unknown (\(status.zone))")
     }
     if let check = status.check {
-      let result = check.passed ? "passed" : "FAILED: " + check.failures.map(\.name).joined(separator: ", ")
+      // When it ran and what each part found; the details are one command away.
+      let parts = check.parts.map { "\($0.name) \($0.ok ? "ok" : "FAILED")" }.joined(separator: ", ")
       lines.append(
-        "Check:    \(result) (\(check.trigger.rawValue), \(local(check.at)); puckctl check for details)")
+        "Check:    \(check.passed ? "passed" : "FAILED") \(local(check.at)) (\(check.trigger.rawValue)): \(parts) "
+          + "— details: puckctl check")
     }
     for problem in status.problems { lines.append("Problem:  \(problem)") }
     // The daemon sends the newest few; after a long downtime the rest are only counted.

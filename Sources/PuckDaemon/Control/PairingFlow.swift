@@ -151,6 +151,11 @@ final class PairingFlow {
             .refused, "a wake-up is open; unpairing is refused until it is ended with a paired puck")))
       return
     }
+    // A file that cannot be read may hold pucks nobody has seen: say so, not "none paired".
+    if let refusal = dock.state.pairing.refusal() {
+      client.send(.failure(ControlFailure(.failed, "\(refusal)")))
+      return
+    }
     let pucks = dock.state.pairing.pucks
     let target: PairedTag
     if let given {

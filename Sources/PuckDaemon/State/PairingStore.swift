@@ -113,6 +113,16 @@ final class PairingStore {
     }
   }
 
+  /// Why the pairing cannot be changed now (the file could not be read, even tried again).
+  func refusal() -> StorageError? {
+    do {
+      try checkWritable()
+      return nil
+    } catch {
+      return error
+    }
+  }
+
   private func checkWritable() throws(StorageError) {
     if isHeld { load() }
     if let refusal = files.unreadable.refusal(toWrite: PairingFile.name) { throw refusal }

@@ -214,7 +214,9 @@ struct StateDurabilityAttackTests {
     let refused = try pairWithScans(dock)
     #expect(refused.status != 0, "pairing over an unreadable pairing file is refused")
     #expect(refused.stderr.contains("pairing.json"), "\(refused.stderr)")
-    #expect(try dock.ctl("unpair").status != 0)
+    let unpair = try dock.ctl("unpair")
+    #expect(unpair.status != 0)
+    #expect(unpair.stderr.contains("pairing.json"), "says why, not 'no puck is paired': \(unpair.stderr)")
     #expect(fileType(dock, "pairing.json") == S_IFSOCK, "the unreadable pairing file is never replaced")
     #expect(try dock.status()["pairedTag"] == nil)
 
