@@ -79,13 +79,14 @@ format:
 clean:
 	rm -rf .build
 
-# Figures, not assertions: idle cost, socket round trip, alarm and scan latency, and the
-# calendar against systemd-analyze. Uses a release build.
+# Figures, not assertions (docs/BENCHMARKS.md): the benchmark of record (a table against the
+# targets, .build/bench/figures.md and latency-cdf.svg), then the calendar against
+# systemd-analyze and the catch-up after a long downtime. Uses a release build.
 bench: deps
 	$(SWIFT) build -c release
+	python3 bench/record.py .build/release
 	python3 bench/puckd-bench.py .build/release
 	python3 bench/catch-up-bench.py .build/release
-	python3 bench/remote-scan-bench.py .build/release
 
 # ---- Deployment: release build, install, Debian package (packaging/README.md) ----------------
 # `make release` as yourself, then `sudo make install` (PREFIX=/usr/local by default), or

@@ -10,7 +10,7 @@ the time runs on CLOCK_MONOTONIC from the emulator's `present` to the dock's STA
 that no longer says RINGING. It includes the node's PN532 poll cadence (libnfc, 115200 baud
 emulated), the HMAC, two broker hops and the dock's verification and close (two fsynced writes).
 """
-import os, shutil, socket, statistics, subprocess, sys, tempfile, time
+import json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else ".build/release"
 SAMPLES = int(os.environ.get("PUCK_BENCH_REMOTE_SAMPLES", "20"))
@@ -121,6 +121,9 @@ def main():
         print(f"remote scan -> wake-up closed through the loopback broker ({len(samples)}): "
               f"p50 {pct(samples, .5):.1f} ms, p95 {pct(samples, .95):.1f} ms, max {max(samples):.1f} ms "
               f"(target p95 <= 200 ms)")
+        if os.environ.get("PUCK_BENCH_SAMPLES_OUT"):
+            with open(os.environ["PUCK_BENCH_SAMPLES_OUT"], "w") as f:
+                json.dump(samples, f)
         print(f"reader node CPU over the run: {1000 * node_cpu:.0f} ms in {wall:.0f} s "
               f"({100 * node_cpu / wall:.1f} % of a core, polling during each wake-up)")
     finally:

@@ -7,7 +7,7 @@ func fuzzDocument(_ data: UnsafeBufferPointer<UInt8>) {
   switch selector % 4 {
   case 0: roundTrip(AlarmBook.self, bytes)
   case 1: roundTrip(EnforcementRecord.self, bytes)
-  case 2: roundTrip(PairedTag.self, bytes)
+  case 2: roundTrip(Pairing.self, bytes)
   default: roundTrip(HistoryEntry.self, bytes)
   }
 }
