@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import PuckCore
 import PuckDevices
@@ -27,6 +26,10 @@ public struct DaemonEnvironment: Sendable {
   /// Runs blocking work (opening the audio device to check it) off the loop thread; its
   /// answer comes back through the loop's inbox. In-process tests run it at once, so the answer
   /// is in the inbox before the loop runs again.
+  ///
+  /// A detached thread of its own, not a dispatch queue: once libdispatch's global queues are
+  /// used, its manager thread keeps a 1 s timer for the rest of the process's life, a periodic
+  /// wake-up an idle dock must not have (docs/BENCHMARKS.md).
   public typealias OffLoop = @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
 
   /// The process environment (`TZ`, `NOTIFY_SOCKET`, `WATCHDOG_USEC`, …).
@@ -40,7 +43,10 @@ public struct DaemonEnvironment: Sendable {
     RemoteTagReader(configuration, onEvent: onEvent)
   }
   public var makeAudio: AudioMaker
-  public var offLoop: OffLoop = { work in DispatchQueue.global().async(execute: work) }
+  public var offLoop: OffLoop = { work in
+    // No thread to be had: run it here rather than never answer.
+    if DetachedThread.start(work) != 0 { work() }
+  }
   /// The tz database and the system zone's link (`/etc/localtime`), whose directory is
   /// watched for a zone change.
   public var zones: ZoneInfoDirectory

@@ -1,4 +1,3 @@
-import Dispatch
 import PuckCore
 import PuckDevices
 import PuckSystem
