@@ -43,14 +43,18 @@ def proc_stat(pid):
         fields = f.read().rsplit(")", 1)[1].split()
     cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     get = lambda lines, key: int(next(l for l in lines if l.startswith(key)).split()[1])
-    # Context switches are per thread: every thread's count, threads that exited excepted.
-    switches = 0
+    # Context switches are per thread: every thread's count, threads that exited excepted; CPU
+    # from schedstat (nanoseconds on the CPU), not the clock ticks of /proc/PID/stat.
+    switches, cpu_ns = 0, 0
     for task in os.listdir(f"/proc/{pid}/task"):
         try:
             lines = open(f"/proc/{pid}/task/{task}/status").read().splitlines()
+            cpu_ns += int(open(f"/proc/{pid}/task/{task}/schedstat").read().split()[0])
         except FileNotFoundError:
             continue
         switches += get(lines, "voluntary_ctxt_switches") + get(lines, "nonvoluntary_ctxt_switches")
+    if os.path.exists(f"/proc/{pid}/task/{pid}/schedstat"):
+        cpu = cpu_ns / 1e9
     return cpu, switches, get(open(f"/proc/{pid}/status").read().splitlines(), "VmRSS")
 
 
@@ -255,7 +259,9 @@ def main():
             note="1,000 alarms in the issue; a dock holds at most 100 (DESIGN C5)")
         big.start()
         pid = big.process.pid
-        # Idle with the alarms: CPU per minute, wake-ups (context switches), memory.
+        # Idle with the alarms: CPU per minute, wake-ups (context switches), memory; after the
+        # check at start has had its answers.
+        time.sleep(2)
         cpu0, sw0, _ = proc_stat(pid)
         time.sleep(IDLE_SECONDS)
         cpu1, sw1, rss = proc_stat(pid)
@@ -266,8 +272,8 @@ def main():
             f"{per_minute:.2f} ms CPU/min, {switches:.1f} context switches/min (all threads), RSS {rss / 1024:.1f} MiB "
             f"(private {private / 1024:.1f} MiB)",
             "met" if per_minute < 1 and rss <= 12 * 1024 else "MISSED",
-            note=f"right after start; {IDLE_SECONDS} s instead of 10 min to keep make bench under 5 min; "
-                 f"CPU is in clock ticks ({1000 // os.sysconf('SC_CLK_TCK')} ms)")
+            note=f"from 2 s after start; {IDLE_SECONDS} s instead of 10 min to keep make bench under 5 min; "
+                 "CPU from /proc/PID/task/*/schedstat; the pre-flight check timer of an alarm may fall in the window")
         _, _, rss_start = proc_stat(pid)
         raw = []
         for _ in range(300):
