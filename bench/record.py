@@ -200,7 +200,7 @@ def machine():
 def svg_cdf(series, path):
     """Cumulative curves on a log time axis (0.1 ms to 1 s), one colour per path."""
     import math
-    width, height, left, bottom, top, right = 760, 420, 60, 50, 20, 200
+    width, height, left, bottom, top, right = 1040, 420, 60, 50, 20, 440
     lo, hi = math.log10(0.1), math.log10(1000)
     x = lambda v: left + (math.log10(min(max(v, 0.1), 1000)) - lo) / (hi - lo) * (width - left - right)
     y = lambda p: top + (1 - p) * (height - top - bottom)
