@@ -83,7 +83,21 @@ final class ManualDock {
     withRemotes.makeRemoteReader = { bench.makeRemoteReader($0, $1) }
     withRemotes.offLoop = { work in work() }
     withRemotes.gpio = gpio
-    let made = try Daemon(options: options, environment: withRemotes)
+    // After a restart in this process: a process another test spawns in parallel holds a copy
+    // of the lock's descriptor between its fork and its exec, so the lock may be taken for an
+    // instant (StateDirectoryLockTests says more).
+    var attempt = 0
+    var made: Daemon
+    while true {
+      do {
+        made = try Daemon(options: options, environment: withRemotes)
+        break
+      } catch let error as StorageError {
+        guard case .inUse = error, attempt < 200 else { throw error }
+        attempt += 1
+        usleep(10_000)
+      }
+    }
     daemon = made
     try made.start()
     try settle()
