@@ -12,7 +12,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libaso
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps demo test lint format clean bench fuzz fuzz-long check-fuzz soak sanitize sanitize-thread
+.PHONY: all build deps test-deps demo test lint format clean bench bench-counts fuzz fuzz-long check-fuzz soak sanitize sanitize-thread
 
 all: build
 
@@ -87,6 +87,13 @@ bench: deps
 	python3 bench/record.py .build/release
 	python3 bench/puckd-bench.py .build/release
 	python3 bench/catch-up-bench.py .build/release
+
+# Instruction counts (callgrind) that do not move with the machine's load, recorded with the
+# commit in .build/bench/counts.md; about a minute under valgrind.
+bench-counts: deps
+	$(call apt_install,valgrind)
+	$(SWIFT) build -c release
+	python3 bench/counts.py .build/release
 
 # ---- Deployment: release build, install, Debian package (packaging/README.md) ----------------
 # `make release` as yourself, then `sudo make install` (PREFIX=/usr/local by default), or

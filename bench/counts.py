@@ -22,7 +22,7 @@ FUNCTIONS = [
     ("scan → silence: Enforcement.tagScanned (decide, silence, save, record)",
      r"^\$s10PuckDaemon11EnforcementC10tagScanned_5fresh6reader"),
     ("silencing the ring alone: Ringer.silence", r"^\$s10PuckDaemon6RingerC7silenceyyF$"),
-    ("next fire over 100 alarms: ScheduleProgress.nextAlarm", r"^\$s8PuckCore16ScheduleProgressV9nextAlarm5among"),
+    ("next fire over the dock's 100 alarms: ScheduleProgress.nextAlarm", r"^\$s8PuckCore16ScheduleProgressV9nextAlarm5among"),
     ("the wake guard's decision: WakeGuardMachine.handle", r"^\$s8PuckCore16WakeGuardMachineV6handle_2at8settings"),
 ]
 
@@ -79,9 +79,9 @@ def main():
         f.write("[audio]\ndevice = null\n[enforcement]\nretry_delay = 60s\n")
     days = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
     alarms = [{"id": i + 1, "time": f"{(i * 7) % 24:02d}:{(i * 13) % 60:02d}", "days": [days[i % 7]],
-               "label": "", "enabled": True, "requiresPuck": True} for i in range(99)]
+               "label": "", "enabled": True, "requiresPuck": True} for i in range(100 - WAKEUPS)]
     with open(os.path.join(state, "alarms.json"), "w") as f:
-        json.dump({"schemaVersion": 1, "payload": {"alarms": alarms, "nextID": 100}}, f)
+        json.dump({"schemaVersion": 1, "payload": {"alarms": alarms, "nextID": len(alarms) + 1}}, f)
     with open(os.path.join(state, "pairing.json"), "w") as f:
         json.dump({"schemaVersion": 1, "payload": {"uid": UID, "pairedAt": "2026-01-01T00:00:00Z"}}, f)
     for name in ("alarms.json", "pairing.json"):
@@ -102,8 +102,9 @@ def main():
         for _ in range(WAKEUPS):
             # Under valgrind a request takes a while: leave the alarm time enough to be ahead.
             fire = int(time.time()) + 4
-            request(sock, {"v": 1, "command": "alarm.add", "time": time.strftime("%H:%M:%S", time.gmtime(fire)),
-                           "date": time.strftime("%Y-%m-%d", time.gmtime(fire))})
+            added = request(sock, {"v": 1, "command": "alarm.add", "time": time.strftime("%H:%M:%S", time.gmtime(fire)),
+                                   "date": time.strftime("%Y-%m-%d", time.gmtime(fire))})
+            assert added.get("ok"), added
             deadline = time.monotonic() + 30
             while not request(sock, {"v": 1, "command": "status"})["status"]["guards"]:
                 if time.monotonic() > deadline:
