@@ -11,6 +11,7 @@ system calls (the fsyncs) cost time, not instructions, so a regression in Swift 
 without wall-clock noise.
 """
 import collections, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time
+from benchlib import request
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else ".build/release"
 PUCKD, PUCKCTL = os.path.join(BUILD, "puckd"), os.path.join(BUILD, "puckctl")
@@ -25,20 +26,6 @@ FUNCTIONS = [
     ("next fire over the dock's 100 alarms: ScheduleProgress.nextAlarm", r"^\$s8PuckCore16ScheduleProgressV9nextAlarm5among"),
     ("the wake guard's decision: WakeGuardMachine.handle", r"^\$s8PuckCore16WakeGuardMachineV6handle_2at8settings"),
 ]
-
-
-def request(path, obj):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(path)
-    s.sendall((json.dumps(obj) + "\n").encode())
-    data = b""
-    while not data.endswith(b"\n") or b'"ok"' not in data.splitlines()[-1]:
-        chunk = s.recv(1 << 20)
-        if not chunk:
-            break
-        data += chunk
-    s.close()
-    return json.loads(data.splitlines()[-1])
 
 
 def parse(path):

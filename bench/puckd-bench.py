@@ -12,6 +12,7 @@ Figures:
   - calendar: `puckctl calendar --count N` against the peer `systemd-analyze calendar --iterations N`.
 """
 import json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
+from benchlib import pct, request
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else ".build/release"
 PUCKD, PUCKCTL = os.path.join(BUILD, "puckd"), os.path.join(BUILD, "puckctl")
@@ -26,25 +27,6 @@ def proc_stat(pid):
     status = open(f"/proc/{pid}/status").read().splitlines()
     get = lambda key: int(next(l for l in status if l.startswith(key)).split()[1])
     return cpu, get("voluntary_ctxt_switches") + get("nonvoluntary_ctxt_switches"), get("VmRSS")
-
-
-def request(path, obj):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(path)
-    s.sendall((json.dumps(obj) + "\n").encode())
-    data = b""
-    while not data.endswith(b"\n") or b'"ok"' not in data.splitlines()[-1]:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    s.close()
-    return json.loads(data.splitlines()[-1])
-
-
-def pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(len(values) * p))]
 
 
 def main():

@@ -18,6 +18,7 @@ Environment: PUCK_BENCH_HISTORY_LINES (default 1000000), PUCK_BENCH_IDLE_SECONDS
 PUCK_BENCH_WAKEUPS (60), PUCK_BENCH_REMOTE_SAMPLES (20).
 """
 import json, os, platform, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
+from benchlib import pct, request
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else ".build/release"
 PUCKD, PUCKCTL = os.path.join(BUILD, "puckd"), os.path.join(BUILD, "puckctl")
@@ -31,11 +32,6 @@ ALARMS = 100  # the most a dock holds (docs/DESIGN.md C5)
 
 def ms(ns):
     return ns / 1e6
-
-
-def pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(len(values) * p))]
 
 
 def proc_stat(pid):
@@ -63,20 +59,6 @@ def private_kib(pid):
     the shared libraries' pages (the Swift runtime, Foundation, libcrypto), shared with others."""
     rollup = open(f"/proc/{pid}/smaps_rollup").read().splitlines()
     return sum(int(l.split()[1]) for l in rollup if l.startswith(("Private_Clean", "Private_Dirty")))
-
-
-def request(path, obj):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(path)
-    s.sendall((json.dumps(obj) + "\n").encode())
-    data = b""
-    while not data.endswith(b"\n") or b'"ok"' not in data.splitlines()[-1]:
-        chunk = s.recv(1 << 20)
-        if not chunk:
-            break
-        data += chunk
-    s.close()
-    return json.loads(data.splitlines()[-1])
 
 
 class Dock:

@@ -11,6 +11,7 @@ that no longer says RINGING. It includes the node's PN532 poll cadence (libnfc, 
 emulated), the HMAC, two broker hops and the dock's verification and close (two fsynced writes).
 """
 import json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
+from benchlib import pct
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else ".build/release"
 SAMPLES = int(os.environ.get("PUCK_BENCH_REMOTE_SAMPLES", "20"))
@@ -23,11 +24,6 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
-
-
-def pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(len(values) * p))]
 
 
 def main():
