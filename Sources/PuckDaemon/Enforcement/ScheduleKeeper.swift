@@ -116,11 +116,11 @@ final class ScheduleKeeper {
   }
 
   /// What is wrong with the wall timer as the kernel holds it now (`timerfd_gettime`), against
-  /// the deadline computed afresh; nil when it holds that deadline, when nothing is due, or
+  /// the deadline computed afresh from `next` (the caller's `nextAlarm()`); nil when it holds that deadline, when nothing is due, or
   /// when the deadline is already here (its handler is about to run). Status trusts this, not
   /// the memory of an `arm` that returned (docs/DESIGN.md R5).
-  func timerProblem() -> String? {
-    guard let expected = nextDeadline(next: nextAlarm()), expected > dock.time.instant else { return nil }
+  func timerProblem(next: (alarm: Alarm, at: Instant)?) -> String? {
+    guard let expected = nextDeadline(next: next), expected > dock.time.instant else { return nil }
     guard let held = wallTimer.readBack() else {
       return "not armed in the kernel (the next deadline is \(dock.settings.describe(expected)))"
     }

@@ -62,11 +62,9 @@ final class PreflightCheck {
     }
   }
 
-  /// The parts that failed in the last check, while it stands before a coming alarm: what the
-  /// LED flickers for.
-  var alertStanding: Bool {
-    guard let last, !last.passed else { return false }
-    return schedule.nextAlarm() != nil
+  /// Whether the last check failed while an alarm is ahead: what the LED flickers for.
+  func alertStanding(alarmAhead: Bool) -> Bool {
+    alarmAhead && last?.passed == false
   }
 
   /// Starts a check; `client` (from `puckctl check`) gets the report. A check already waiting
@@ -265,8 +263,8 @@ final class PreflightCheck {
 
   /// The alarm timer read back from the kernel; a wrong one is armed again and read back again.
   private func timerPart() -> PreflightReport.Part {
-    guard let problem = schedule.timerProblem() else {
-      let next = schedule.nextAlarm()
+    let next = schedule.nextAlarm()
+    guard let problem = schedule.timerProblem(next: next) else {
       return PreflightReport.Part(
         "timer", ok: true,
         next.map { "the kernel holds the alarm timer for \(dock.settings.describe($0.at))" }
@@ -274,7 +272,8 @@ final class PreflightCheck {
     }
     schedule.refresh()
     let after =
-      schedule.timerProblem().map { "; arming it again failed: \($0)" } ?? "; armed again and read back"
+      schedule.timerProblem(next: schedule.nextAlarm()).map { "; arming it again failed: \($0)" }
+      ?? "; armed again and read back"
     return PreflightReport.Part("timer", ok: false, problem + after)
   }
 }

@@ -83,13 +83,14 @@ final class StatusReporter {
       clockSynchronized: dock.time.isSynchronized(), unreadableFiles: dock.state.files.unreadable.files,
       unrecordedHistory: unrecorded, stateProblems: dock.state.files.problems,
       configProblem: dock.settings.configProblem,
-      soundProblem: dock.settings.soundProblem, timerProblem: schedule.timerProblem(),
+      soundProblem: dock.settings.soundProblem, timerProblem: schedule.timerProblem(next: next),
       failedChecks: preflight.last?.failures.map(\.name) ?? [])
   }
 
-  /// Everything `puckctl status` shows, with the verdict and every reason against it.
-  func dockStatus() -> DockStatus {
-    let next = schedule.nextAlarm()
+  /// Everything `puckctl status` shows, with the verdict and every reason against it; `next`
+  /// is the next alarm when the caller has it already (it costs a walk over every alarm).
+  func dockStatus(next known: (alarm: Alarm, at: Instant)?? = nil) -> DockStatus {
+    let next = known ?? schedule.nextAlarm()
     let snapshot = snapshot(next: next)
     let verdict = ProtectionVerdict(snapshot)
     let record = dock.state.guardsFile.record
@@ -118,7 +119,7 @@ final class StatusReporter {
 
   /// The one line `systemctl status` shows: "RINGING 06:30 alarm, retry 2 (bypass 2)" or
   /// "next alarm Mon 06:30".
-  func statusLine() -> String {
+  func statusLine(next known: (alarm: Alarm, at: Instant)?? = nil) -> String {
     if let identity = ringer.ringing {
       let bypasses = enforcement.guards.last(where: \.isRinging)?.bypassCount ?? 0
       return "RINGING \(identity.description) (bypass \(bypasses))"
@@ -133,11 +134,12 @@ final class StatusReporter {
     if let open = enforcement.guards.first, let retry = open.retryAt {
       return "wake-up open: \(open.ringIdentity.description), rings again \(dock.settings.describe(retry))"
     }
+    let next = known ?? schedule.nextAlarm()
     var line =
-      schedule.nextAlarm().map { "next alarm \(dock.settings.describe($0.at)) (\($0.alarm.displayName))" }
+      next.map { "next alarm \(dock.settings.describe($0.at)) (\($0.alarm.displayName))" }
       ?? "no alarm scheduled"
     if dock.settings.simulated { line += " — SIMULATED, not protected" }
-    if preflight.alertStanding, let failures = preflight.last?.failures {
+    if preflight.alertStanding(alarmAhead: next != nil), let failures = preflight.last?.failures {
       line = "CHECK FAILED (\(failures.map(\.name).joined(separator: ", "))) — " + line
     }
     return line
@@ -146,11 +148,13 @@ final class StatusReporter {
   /// Shows the verdict on the LED and tells systemd the status line when it changed.
   func update() {
     readers.refreshProgress()
-    let status = dockStatus()
-    lines.showLED(
-      steady: status.protected && !enforcement.isOpen, alert: preflight.alertStanding && !enforcement.isOpen)
+    // The next alarm once for the whole update: status, the LED and the line all read it.
+    let next = schedule.nextAlarm()
+    let status = dockStatus(next: next)
+    let alert = preflight.alertStanding(alarmAhead: next != nil) && !enforcement.isOpen
+    lines.showLED(steady: status.protected && !enforcement.isOpen, alert: alert)
     onUpdate(status)
-    let line = statusLine()
+    let line = statusLine(next: next)
     guard line != lastLine else { return }
     lastLine = line
     notifier.send("STATUS=\(line)")

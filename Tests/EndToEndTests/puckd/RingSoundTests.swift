@@ -10,9 +10,7 @@ import Testing
 struct RingSoundTests {
   @Test("a FLAC file rings in place of the tone; once it is gone, SIGHUP reports it and the tone rings")
   func flacThenMissing() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "puck-sound-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let folder = try scratchFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("ring.flac").path
     // A quarter of full scale: its peak tells it apart from the built-in tone (0.8 of full scale).
@@ -42,9 +40,7 @@ struct RingSoundTests {
 
   @Test("an MP3 file (libsndfile's mpg123 decoder) rings through the real ALSA path into the sink")
   func mp3Rings() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "puck-sound-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let folder = try scratchFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("ring.mp3").path
     try #require(
@@ -58,6 +54,14 @@ struct RingSoundTests {
     #expect(check.contains("sound: ok — \(path) loaded (3.0 s, 48000 Hz)"), "\(check)")
     let peak = try rehearsalPeak(dock)
     #expect((5_000...11_000).contains(peak), "the MP3 plays, not the tone (peak \(peak))")
+  }
+
+  /// A fresh folder for a sound file.
+  private func scratchFolder() throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "puck-sound-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
   }
 
   /// Runs `puckctl test --seconds 2` (no scan asked) and returns the loudest sample the sink received meanwhile.
