@@ -80,12 +80,12 @@ clean:
 	rm -rf .build
 
 # Figures, not assertions (docs/BENCHMARKS.md): the benchmark of record (a table against the
-# targets, .build/bench/figures.md and latency-cdf.svg), then the calendar against
-# systemd-analyze and the catch-up after a long downtime. Uses a release build.
+# targets with its peers, .build/bench/figures.md and latency-cdf.svg), then the catch-up after
+# a long downtime. Uses a release build; about 4 minutes. bench/puckd-bench.py is the older
+# quick look (a few samples of each path).
 bench: deps
 	$(SWIFT) build -c release
 	python3 bench/record.py .build/release
-	python3 bench/puckd-bench.py .build/release
 	python3 bench/catch-up-bench.py .build/release
 
 # Instruction counts (callgrind) that do not move with the machine's load, recorded with the
