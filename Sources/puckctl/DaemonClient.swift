@@ -38,10 +38,13 @@ struct DaemonClient {
       default: throw ClientError.notRunning(path: socketPath)
       }
     }
+    // A daemon that refuses the connection (every slot taken) answers and closes at once, maybe
+    // before the request is written: the send then fails, but the refusal waits to be read.
+    var requestLost = false
     do throws(SystemError) {
       try sendAll(ControlWire.encode(command) + [UInt8(ascii: "\n")], to: fd)
     } catch {
-      throw ClientError.broken("puckd closed the connection")
+      requestLost = true
     }
     var buffer: [UInt8] = []
     var scanned = 0  // bytes of `buffer` already searched for a newline
@@ -56,7 +59,10 @@ struct DaemonClient {
       }
       scanned = buffer.count
       let count = (try? systemCall("read") { read(fd, &chunk, chunk.count) }) ?? -1
-      guard count > 0 else { throw ClientError.broken("puckd closed the connection without answering") }
+      guard count > 0 else {
+        throw ClientError.broken(
+          requestLost ? "puckd closed the connection" : "puckd closed the connection without answering")
+      }
       buffer += chunk[0..<count]
     }
   }

@@ -59,6 +59,33 @@ struct ControlSocketAttackTests {
     try expectAlive(dock)
   }
 
+  @Test("a client refused for want of a slot is told why, even when the refusal comes before its request")
+  func refusalBeforeTheRequest() throws {
+    let dock = try attackedDock()
+    let attacker = try Attacker.start(dock, mode: "hold", peers: 80)
+    defer { attacker.terminate() }
+    try waitUntil(timeout: 30, "the attacker has connected its peers") {
+      (try? String(contentsOfFile: attacker.report, encoding: .utf8))?.hasPrefix("ready") == true
+    }
+    try waitUntil(timeout: 10, "the daemon refuses the attacker's surplus peers") {
+      dock.log.contains("every unprivileged slot is taken")
+    }
+    // strace holds puckctl's request back for 1.5 s after it connected (the held slots are
+    // dropped after 5 s): the daemon refuses the connection and closes it first, so the request's
+    // send fails (EPIPE) while the refusal waits unread. Found by the abuse test under AddressSanitizer, where a slow client
+    // made this race common: puckctl said only "puckd closed the connection".
+    let refused = try runExternal(
+      "/usr/bin/timeout",
+      [
+        "-s", "KILL", "30", "/usr/bin/strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=sendto",
+        "-e", "inject=sendto:delay_enter=1500000", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+        "--clear-groups", Binaries.url("puckctl").path, "--socket", dock.socketPath, "status",
+      ])
+    #expect(refused.status == 2, "exit \(refused.status): \(refused.stderr)")
+    #expect(refused.stderr.contains("too many connections"), "puckctl said: \(refused.stderr)")
+    try expectAlive(dock)
+  }
+
   @Test("a member with more than 64 supplementary groups is served as a member")
   func manySupplementaryGroups() throws {
     let group = try puckalarmGroup()
