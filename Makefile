@@ -12,7 +12,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libaso
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps demo test lint format clean bench bench-counts fuzz fuzz-long check-fuzz soak sanitize sanitize-thread
+.PHONY: all build deps test-deps demo test lint format clean bench bench-cadence bench-counts fuzz fuzz-long check-fuzz soak sanitize sanitize-thread
 
 all: build
 
@@ -84,9 +84,17 @@ clean:
 # a long downtime. Uses a release build; about 4 minutes. bench/puckd-bench.py is the older
 # quick look (a few samples of each path).
 bench: deps
+	$(call apt_install,libnfc-examples coreutils)
 	$(SWIFT) build -c release
 	python3 bench/record.py .build/release
 	python3 bench/catch-up-bench.py .build/release
+
+# How the reader's poll cadence was chosen: puckd at several [reader] poll_interval values and
+# nfc-poll, on the emulated PN532 (docs/BENCHMARKS.md "Detection"; about 5 minutes).
+bench-cadence: deps
+	$(call apt_install,libnfc-examples coreutils)
+	$(SWIFT) build -c release
+	python3 bench/cadence.py .build/release
 
 # Instruction counts (callgrind) that do not move with the machine's load, recorded with the
 # commit in .build/bench/counts.md; about a minute under valgrind.

@@ -13,6 +13,19 @@ public struct PN532Chip: Sendable {
     case response([UInt8])
     /// The chip's syntax-error frame: it could not make sense of the command.
     case syntaxError
+    /// No answer yet: the command goes on in the chip (`pending`) until `resume(at:)` has one.
+    case waiting
+  }
+
+  /// A command the chip is still carrying out.
+  public enum Wait: Hashable, Sendable {
+    /// InListPassiveTarget with MxRtyPassiveActivation 0xFF: the chip retries activation until
+    /// a tag enters the field, and answers then (UM0701-02 §7.3.1, RFConfiguration item 5).
+    case listing(initiatorData: [UInt8])
+    /// InAutoPoll: the chip polls the wanted types once a round, a round every `period`
+    /// (Period × 150 ms) from `start`, and answers at the first round boundary that finds a
+    /// tag, or with no target after `rounds` rounds (nil: PollNr 0xFF, endless).
+    case autoPolling(types: [UInt8], start: Duration, period: Duration, nextRound: Int, rounds: Int?)
   }
 
   /// The tags in the field, in the order anticollision picks them in turn.
@@ -73,13 +86,22 @@ public struct PN532Chip: Sendable {
     return tag
   }
 
+  /// The command still going on, if the last one waits (`Reply.waiting`).
+  public private(set) var pending: Wait?
+  /// MxRtyPassiveActivation (RFConfiguration item 5): how often InListPassiveTarget retries
+  /// activation; 0xFF, the power-on value, retries until a tag comes.
+  public private(set) var passiveActivationRetries: UInt8 = 0xFF
+
   /// Whether the activated target is still in the field.
   private var listedPresent: Bool {
     targetListed && listedTag.map(tags.contains) == true
   }
 
-  /// Runs one command (code first, then parameters) and says what the chip answers.
-  public mutating func handle(_ command: [UInt8]) -> Reply {
+  /// Runs one command (code first, then parameters) and says what the chip answers; `now` (any
+  /// monotonic origin) starts the clock of a command that waits (`Reply.waiting`). A command
+  /// cancels one still waiting, as an ACK does (`abort`).
+  public mutating func handle(_ command: [UInt8], at now: Duration = .zero) -> Reply {
+    pending = nil
     guard let code = command.first else { return .syntaxError }
     let parameters = Array(command.dropFirst())
     poweredDown = false
@@ -106,7 +128,7 @@ public struct PN532Chip: Sendable {
       poweredDown = true
       return .response([Status.success])
     case .rfConfiguration: return rfConfiguration(parameters)
-    case .inListPassiveTarget: return listPassiveTarget(parameters)
+    case .inListPassiveTarget: return listPassiveTarget(parameters, at: now)
     case .inDataExchange: return dataExchange(parameters)
     case .inCommunicateThru:
       // Raw frames are how libnfc probes type B, ST SRx and iClass cards; the emulated tag is
@@ -121,7 +143,7 @@ public struct PN532Chip: Sendable {
     case .inSelect:
       guard targetListed else { return .response([Status.notAcceptable]) }
       return .response([listedPresent ? Status.success : Status.timeout])
-    case .inAutoPoll: return autoPoll(parameters)
+    case .inAutoPoll: return autoPoll(parameters, at: now)
     case .inJumpForDEP, .inJumpForPSL, .inATR, .inPSL:
       // No NFC-DEP partner is ever in the field.
       return .response([Status.timeout])
@@ -186,12 +208,16 @@ public struct PN532Chip: Sendable {
         targetListed = false
         listedTag = nil
       }
+    } else if item == 0x05 {
+      // MaxRetries: MxRtyATR, MxRtyPSL, MxRtyPassiveActivation.
+      guard parameters.count >= 4 else { return .syntaxError }
+      passiveActivationRetries = parameters[3]
     }
     // Timings, retry counts and analog settings are accepted and have no visible effect.
     return .response([])
   }
 
-  private mutating func listPassiveTarget(_ parameters: [UInt8]) -> Reply {
+  private mutating func listPassiveTarget(_ parameters: [UInt8], at now: Duration) -> Reply {
     guard parameters.count >= 2, (1...2).contains(parameters[0]) else { return .syntaxError }
     let baudAndType = parameters[1]
     let initiatorData = Array(parameters.dropFirst(2))
@@ -207,7 +233,15 @@ public struct PN532Chip: Sendable {
       // Selecting by UID: only that tag answers, wherever it is in the turn.
       answering = tags.first { initiatorData == $0.uid || initiatorData == $0.cascadedUID }
     }
-    guard let tag = answering else { return .response([0x00]) }
+    guard let tag = answering else {
+      guard passiveActivationRetries == 0xFF else { return .response([0x00]) }
+      pending = .listing(initiatorData: initiatorData)
+      return .waiting
+    }
+    return listing(tag)
+  }
+
+  private mutating func listing(_ tag: EmulatedTag) -> Reply {
     targetListed = true
     listedTag = tag
     return .response([0x01, 0x01] + targetData(tag))
@@ -228,19 +262,77 @@ public struct PN532Chip: Sendable {
     return .response([Status.success])
   }
 
-  private mutating func autoPoll(_ parameters: [UInt8]) -> Reply {
-    guard parameters.count >= 3 else { return .syntaxError }
-    let wanted = parameters.dropFirst(2)
-    // Generic 106 kbps type A, MIFARE, ISO 14443-4 type A: the types a type A tag answers to.
+  /// InAutoPoll (PollNr, Period, types): the first round runs now; the chip answers when a
+  /// round finds a tag, at that round's boundary, or with no target after the last round.
+  private mutating func autoPoll(_ parameters: [UInt8], at now: Duration) -> Reply {
+    guard parameters.count >= 3, parameters[0] != 0, (1...0x0F).contains(parameters[1]) else {
+      return .syntaxError
+    }
+    let types = Array(parameters.dropFirst(2))
     fieldOn = true
     targetListed = false
     listedTag = nil
-    guard let tag = takeTurn() else { return .response([0x00]) }
+    if let found = autoPollRound(types) { return found }
+    let rounds = parameters[0] == 0xFF ? nil : Int(parameters[0])
+    guard rounds.map({ $0 > 1 }) ?? true else { return .response([0x00]) }
+    pending = .autoPolling(
+      types: types, start: now, period: .milliseconds(150) * Int(parameters[1]), nextRound: 1, rounds: rounds)
+    return .waiting
+  }
+
+  /// One InAutoPoll round over the tags in the field now: the answer if one has a wanted type.
+  private mutating func autoPollRound(_ types: [UInt8]) -> Reply? {
+    guard let tag = takeTurn() else { return nil }
+    // Generic 106 kbps type A, MIFARE, ISO 14443-4 type A: the types a type A tag answers to.
     let typeA: [UInt8] = tag.sak & 0x20 != 0 ? [0x00, 0x20, 0x10] : [0x00, 0x10]
-    guard let type = wanted.first(where: typeA.contains) else { return .response([0x00]) }
+    guard let type = types.first(where: typeA.contains) else { return nil }
     targetListed = true
     listedTag = tag
     let data: [UInt8] = [0x01] + targetData(tag)
     return .response([0x01, type, UInt8(data.count)] + data)
+  }
+
+  // MARK: - Commands that wait
+
+  /// When the pending command next looks at the field on its own (an InAutoPoll round
+  /// boundary); nil when nothing waits or only a change in the field can end the wait.
+  public var nextCheck: Duration? {
+    guard case .autoPolling(_, let start, let period, let nextRound, _)? = pending else { return nil }
+    return start + period * nextRound
+  }
+
+  /// The pending command's answer if it has one at `now`: a listing once a tag is in the
+  /// field; an InAutoPoll at each round boundary reached. Nil while it goes on waiting.
+  public mutating func resume(at now: Duration) -> Reply? {
+    switch pending {
+    case nil:
+      return nil
+    case .listing(let initiatorData)?:
+      let answering =
+        initiatorData.isEmpty
+        ? takeTurn() : tags.first { initiatorData == $0.uid || initiatorData == $0.cascadedUID }
+      guard let tag = answering else { return nil }
+      pending = nil
+      return listing(tag)
+    case .autoPolling(let types, let start, let period, var nextRound, let rounds)?:
+      while start + period * nextRound <= now {
+        nextRound += 1
+        if let found = autoPollRound(types) {
+          pending = nil
+          return found
+        }
+        if let rounds, nextRound >= rounds {
+          pending = nil
+          return .response([0x00])
+        }
+      }
+      pending = .autoPolling(types: types, start: start, period: period, nextRound: nextRound, rounds: rounds)
+      return nil
+    }
+  }
+
+  /// The host's ACK frame: the chip abandons the command still going on, without an answer.
+  public mutating func abort() {
+    pending = nil
   }
 }

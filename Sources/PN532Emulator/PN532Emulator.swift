@@ -18,6 +18,8 @@ public final class PN532Emulator: Sendable {
   /// The stable path given at creation (a symlink to the current pseudo-terminal), if any.
   public let linkPath: String?
   private let shared = Shared()
+  /// Wakes the read thread when the field changes, so a command waiting for a tag answers at once.
+  private let fieldChanged: Wakeup
 
   /// The state shared with the read thread; a class so the thread can hold it without holding
   /// the emulator (whose `deinit` stops the thread).
@@ -46,6 +48,8 @@ public final class PN532Emulator: Sendable {
     var nacks = 0
     var damaged = 0
     var lastResponse: [UInt8] = []
+    /// The code of the last command, for the response to one that waited.
+    var pendingCode: UInt8 = 0
     var ptyPath: String?
     var request: Request?
     var stopped = false
@@ -54,12 +58,14 @@ public final class PN532Emulator: Sendable {
   /// Opens a pseudo-terminal, points `linkPath` (when given) at it, and starts answering.
   public init(linkPath: String? = nil) throws(PN532EmulatorError) {
     self.linkPath = linkPath
+    fieldChanged = Wakeup.bestEffort()
     let pty = try PseudoTerminal.open()
     do {
       if let linkPath { try pointSymlink(linkPath, at: pty.path) }
       shared.withLock { $0.ptyPath = pty.path }
       let shared = self.shared
-      try EmulatorThread.start { Self.run(pty, shared) }
+      let fieldChanged = self.fieldChanged
+      try EmulatorThread.start { Self.run(pty, shared, fieldChanged) }
     } catch {
       pty.close()
       if let linkPath { unlink(linkPath) }
@@ -91,6 +97,7 @@ public final class PN532Emulator: Sendable {
   /// length (see `EmulatedTag`).
   public func present(uid: [UInt8], atqa: UInt16? = nil, sak: UInt8? = nil) {
     shared.withLock { $0.chip.tag = EmulatedTag(uid: uid, atqa: atqa, sak: sak) }
+    fieldChanged.signal()
   }
 
   /// Lays another tag in the field next to those already there (a sticker beside the puck).
@@ -100,6 +107,7 @@ public final class PN532Emulator: Sendable {
     shared.withLock { state in
       if !state.chip.tags.contains(where: { $0.uid == tag.uid }) { state.chip.tags.append(tag) }
     }
+    fieldChanged.signal()
   }
 
   /// Takes the tag with `uid` away, leaving the others.
@@ -228,7 +236,7 @@ public final class PN532Emulator: Sendable {
 
   // MARK: - The read thread
 
-  private static func run(_ initial: PseudoTerminal, _ shared: Shared) {
+  private static func run(_ initial: PseudoTerminal, _ shared: Shared, _ fieldChanged: Wakeup) {
     var pty: PseudoTerminal? = initial
     var decoder = HSUFrameDecoder()
     var buffer = [UInt8](repeating: 0, count: 512)
@@ -268,8 +276,26 @@ public final class PN532Emulator: Sendable {
         pause()
         continue
       }
-      var descriptor = pollfd(fd: current.master, events: Int16(POLLIN), revents: 0)
-      guard poll(&descriptor, 1, 20) > 0 else { continue }
+      // A command that waits (a listing until a tag comes, InAutoPoll's rounds) answers when
+      // the field changes or at its next round boundary.
+      let (due, byteDelay) = shared.withLock { state in
+        (
+          state.silent
+            ? nil : state.chip.resume(at: Self.now()).map { Self.frame($0, code: state.pendingCode, &state) },
+          state.byteDelay
+        )
+      }
+      if let due { send(due, to: current.master, byteDelay: byteDelay) }
+      let nextCheck = shared.withLock { $0.chip.nextCheck }
+      var timeout: Int32 = 20
+      if let nextCheck { timeout = min(timeout, max(0, (nextCheck - Self.now()).pollMilliseconds)) }
+      var descriptors = [
+        pollfd(fd: current.master, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: fieldChanged.fd, events: Int16(POLLIN), revents: 0),
+      ]
+      guard poll(&descriptors, 2, timeout) > 0 else { continue }
+      if descriptors[1].revents != 0 { _ = fieldChanged.drain() }
+      guard descriptors[0].revents != 0 else { continue }
       let count = read(current.master, &buffer, buffer.count)
       guard count > 0 else {
         pause()
@@ -277,17 +303,34 @@ public final class PN532Emulator: Sendable {
       }
       for frame in decoder.feed(buffer[0..<count]) {
         let (output, byteDelay) = shared.withLock { (Self.answer(frame, &$0), $0.byteDelay) }
-        guard let byteDelay else {
-          if !output.isEmpty { writeAll(output, to: current.master) }
-          continue
-        }
-        for byte in output {
-          writeAll([byte], to: current.master)
-          var interval = byteDelay.waitTimespec
-          nanosleep(&interval, nil)
-        }
+        send(output, to: current.master, byteDelay: byteDelay)
       }
     }
+  }
+
+  /// Writes an answer at once, or a byte at a time with `byteDelay` between bytes.
+  private static func send(_ output: [UInt8], to descriptor: Int32, byteDelay: Duration?) {
+    guard let byteDelay else {
+      if !output.isEmpty { writeAll(output, to: descriptor) }
+      return
+    }
+    for byte in output {
+      writeAll([byte], to: descriptor)
+      var interval = byteDelay.waitTimespec
+      nanosleep(&interval, nil)
+    }
+  }
+
+  /// The response frame for the chip's answer to the command `code`, kept for a NACK.
+  private static func frame(_ reply: PN532Chip.Reply, code: UInt8, _ state: inout SharedState) -> [UInt8] {
+    let response: [UInt8]
+    switch reply {
+    case .response(let data): response = HSUFrame.information([code &+ 1] + data, tfi: HSUFrame.chipToHost)
+    case .syntaxError: response = HSUFrame.syntaxError
+    case .waiting: return []
+    }
+    state.lastResponse = response
+    return response
   }
 
   /// What the chip sends back for one host frame: an ACK and the response, the last response
@@ -297,17 +340,12 @@ public final class PN532Emulator: Sendable {
     case .command(let bytes):
       if let code = bytes.first { state.counts[code, default: 0] += 1 }
       guard !state.silent else { return [] }
-      let response: [UInt8]
-      switch state.chip.handle(bytes) {
-      case .response(let data):
-        response = HSUFrame.information([bytes[0] &+ 1] + data, tfi: HSUFrame.chipToHost)
-      case .syntaxError:
-        response = HSUFrame.syntaxError
-      }
-      state.lastResponse = response
-      return HSUFrame.ack + response
+      state.pendingCode = bytes[0]
+      return HSUFrame.ack + Self.frame(state.chip.handle(bytes, at: now()), code: bytes[0], &state)
     case .ack:
+      // An ACK from the host aborts a command still going on.
       state.acks += 1
+      state.chip.abort()
       return []
     case .nack:
       state.nacks += 1
@@ -337,6 +375,10 @@ public final class PN532Emulator: Sendable {
   private static func pause() {
     var interval = timespec(tv_sec: 0, tv_nsec: 2_000_000)
     nanosleep(&interval, nil)
+  }
+
+  private static func now() -> Duration {
+    SystemClock.monotonic.now()
   }
 
   private static func monotonicNow() -> Int64 {

@@ -289,7 +289,7 @@ public final class Daemon {
       lines.start(config)
       ringer.linesReplaced()
     }
-    readers.reload(from: before.reader.device)
+    readers.reload(from: before.reader)
     if before.mqtt != config.mqtt {
       Log.notice("SIGHUP: [mqtt] changed; reconnecting the remote readers")
       remoteReaders.start()

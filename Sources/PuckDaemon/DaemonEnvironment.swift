@@ -9,10 +9,12 @@ import PuckSystem
 /// tests hand in a manual clock, a scripted reader, a recording audio output and GPIO doubles,
 /// and run the whole daemon in-process (docs/DESIGN.md §4 "Time as a seam").
 public struct DaemonEnvironment: Sendable {
-  /// Makes a reader for a libnfc connstring (nil: the first reader found), reporting to `onEvent`.
+  /// Makes a reader for a libnfc connstring (nil: the first reader found) polled at a cadence,
+  /// reporting to `onEvent`.
   public typealias ReaderMaker =
-    @Sendable (_ connstring: String?, _ onEvent: @escaping @Sendable (TagReaderEvent) -> Void) ->
-    any TagReader
+    @Sendable (
+      _ configuration: NFCTagReader.Configuration, _ onEvent: @escaping @Sendable (TagReaderEvent) -> Void
+    ) -> any TagReader
   /// Makes a remote reader (through the MQTT broker), reporting to `onEvent`.
   public typealias RemoteReaderMaker =
     @Sendable (
@@ -76,8 +78,8 @@ public struct DaemonEnvironment: Sendable {
   }
 
   /// The libnfc reader.
-  public static let libnfcReader: ReaderMaker = { connstring, onEvent in
-    NFCTagReader(configuration: .init(connstring: connstring), onEvent: onEvent)
+  public static let libnfcReader: ReaderMaker = { configuration, onEvent in
+    NFCTagReader(configuration: configuration, onEvent: onEvent)
   }
 
   /// The ALSA ringer.

@@ -113,4 +113,47 @@ struct PN532EmulatorTests {
     #expect(again.receive(HSUFrame.ack.count) == HSUFrame.ack)
     _ = (first, second)
   }
+
+  @Test("a listing that waits for a tag is ACKed at once and answered when a tag is laid down")
+  func waitingListingOverTheLine() throws {
+    let emulator = try PN532Emulator()
+    let path = try #require(emulator.path)
+    let client = try #require(SerialClient(path: path))
+    client.send(HSUFrame.information([0x4A, 0x01, 0x00], tfi: HSUFrame.hostToChip))
+    #expect(client.receive(HSUFrame.ack.count) == HSUFrame.ack)
+    #expect(client.receive(1, within: 200).isEmpty, "no tag, no answer")
+    emulator.present(uid: [0xDE, 0xAD, 0xBE, 0xEF])
+    let listing = HSUFrame.information(
+      [0x4B, 0x01, 0x01, 0x00, 0x04, 0x08, 0x04, 0xDE, 0xAD, 0xBE, 0xEF], tfi: HSUFrame.chipToHost)
+    #expect(client.receive(listing.count) == listing)
+  }
+
+  @Test("the host's ACK aborts a waiting listing: a tag laid down afterwards brings no answer")
+  func ackAbortsOverTheLine() throws {
+    let emulator = try PN532Emulator()
+    let path = try #require(emulator.path)
+    let client = try #require(SerialClient(path: path))
+    client.send(HSUFrame.information([0x4A, 0x01, 0x00], tfi: HSUFrame.hostToChip))
+    #expect(client.receive(HSUFrame.ack.count) == HSUFrame.ack)
+    client.send(HSUFrame.ack)
+    #expect(client.receive(1, within: 100).isEmpty)
+    #expect(emulator.acksReceived == 1)
+    emulator.present(uid: [0xDE, 0xAD, 0xBE, 0xEF])
+    #expect(client.receive(1, within: 200).isEmpty)
+  }
+
+  @Test("InAutoPoll is answered at a round boundary after the tag comes")
+  func autoPollOverTheLine() throws {
+    let emulator = try PN532Emulator()
+    let path = try #require(emulator.path)
+    let client = try #require(SerialClient(path: path))
+    client.send(HSUFrame.information([0x60, 0xFF, 0x01, 0x00], tfi: HSUFrame.hostToChip))
+    #expect(client.receive(HSUFrame.ack.count) == HSUFrame.ack)
+    #expect(client.receive(1, within: 400).isEmpty, "endless polling, nothing in the field")
+    emulator.present(uid: [0xDE, 0xAD, 0xBE, 0xEF])
+    let found = HSUFrame.information(
+      [0x61, 0x01, 0x00, 0x09, 0x01, 0x00, 0x04, 0x08, 0x04, 0xDE, 0xAD, 0xBE, 0xEF], tfi: HSUFrame.chipToHost
+    )
+    #expect(client.receive(found.count, within: 2000) == found)
+  }
 }

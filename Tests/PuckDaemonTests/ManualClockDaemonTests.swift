@@ -285,4 +285,15 @@ struct ManualClockDaemonTests {
     }
     #expect(volumes == [0.30, 0.55, 0.80, 1.0, 1.0])
   }
+
+  @Test("the reader is opened with [reader] device and poll_interval as configured")
+  func readerGetsItsCadence() throws {
+    let dock = try ManualDock(config: "[reader]\ndevice = pn532_uart:/dev/ttyS9\npoll_interval = 40ms\n")
+    try dock.start()
+    #expect(dock.bench.reader?.connstring == "pn532_uart:/dev/ttyS9")
+    #expect(dock.bench.reader?.pollInterval == .milliseconds(40))
+    let defaults = try ManualDock()
+    try defaults.start()
+    #expect(defaults.bench.reader?.pollInterval == ReaderSettings.defaultPollInterval)
+  }
 }

@@ -20,6 +20,9 @@ extension DockConfig {
     #   otherwise  a libnfc connstring: pn532_uart:/dev/serial0 (on a Pi 5 pn532_uart:/dev/ttyAMA0:
     #              its serial0 is the debug connector), pn532_i2c:/dev/i2c-1, acr122_usb, ...
     #device = auto
+    # How often to look for a tag while a wake-up is open or a pairing waits, 10ms to 1s. Shorter
+    # sees the puck sooner and costs more CPU (docs/BENCHMARKS.md "Detection").
+    #poll_interval = 30ms
 
     [audio]
     # The ALSA PCM to play on: default, plughw:CARD=Headphones, pulse, ... ("aplay -L" lists them).

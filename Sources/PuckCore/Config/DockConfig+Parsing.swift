@@ -1,7 +1,7 @@
 extension DockConfig {
   /// The sections of `puckd.conf` and their keys, in the order the documentation lists them.
   public static let knownKeys: [(section: String, keys: [String])] = [
-    ("reader", ["device"]),
+    ("reader", ["device", "poll_interval"]),
     ("audio", ["device", "sound", "start_volume", "ramp", "volume_step"]),
     ("buzzer", ["chip", "line", "active_low", "on", "off"]),
     ("button", ["chip", "line", "active_low"]),
@@ -109,6 +109,8 @@ private struct ConfigParser {
       case "none": config.reader.device = .none
       default: config.reader.device = .connstring(value)
       }
+    case ("reader", "poll_interval"):
+      config.reader.pollInterval = try Self.duration(value, in: ReaderSettings.pollIntervalRange)
     case ("audio", "device"):
       guard !value.isEmpty else { throw .missing("an ALSA device name like default") }
       config.audio.device = value

@@ -42,10 +42,20 @@ public struct DockConfig: Hashable, Sendable {
 public struct ReaderSettings: Hashable, Sendable {
   /// `device`: which reader libnfc opens.
   public var device: ReaderDevice
+  /// `poll_interval`: the pause between two looks for a tag while a wake-up is open or a
+  /// pairing waits (each look is one bounded select). It sets how soon a presented puck is
+  /// seen, against the CPU the polling costs (docs/BENCHMARKS.md "Detection").
+  public var pollInterval: Duration
+
+  /// The accepted `poll_interval`s.
+  public static let pollIntervalRange: ClosedRange<Duration> = .milliseconds(10) ... .seconds(1)
+  /// The default `poll_interval`.
+  public static let defaultPollInterval: Duration = .milliseconds(30)
 
   /// Reader settings; `auto` by default.
-  public init(device: ReaderDevice = .auto) {
+  public init(device: ReaderDevice = .auto, pollInterval: Duration = Self.defaultPollInterval) {
     self.device = device
+    self.pollInterval = pollInterval
   }
 }
 

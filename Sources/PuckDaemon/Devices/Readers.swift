@@ -55,19 +55,22 @@ final class Readers {
     generation += 1
     let current = generation
     let inbox = self.inbox
-    let made = makeReader(connstring) { event in inbox.post(.reader(event, generation: current)) }
+    let configuration = NFCTagReader.Configuration(
+      connstring: connstring, pollInterval: settings.config.reader.pollInterval)
+    let made = makeReader(configuration) { event in inbox.post(.reader(event, generation: current)) }
     health = DeviceHealth(.reader, state: .fault, detail: "opening \(device)…")
     reader = made
     made.start(after: previous)
   }
 
-  /// Applies `[reader] device` after SIGHUP. Simulation and a real reader are chosen at
+  /// Applies `[reader]` after SIGHUP. Simulation and a real reader are chosen at
   /// start-up only: switching on a reload would either drop the protection of a real reader
   /// for simulated scans or start enforcing halfway through with state (pairing, baselines)
   /// made for the other mode. So a reload that asks to switch keeps the current mode, logs an
   /// error and shows a config problem in status until puckd is restarted or the config is put
   /// back. A new connstring for the real reader is applied.
-  func reload(from before: ReaderDevice) {
+  func reload(from beforeSettings: ReaderSettings) {
+    let before = beforeSettings.device
     let device = settings.config.reader.device
     guard !settings.simulateFlag else {
       // As at start-up: `--simulate` wins over whatever `[reader] device` says.
@@ -87,8 +90,13 @@ final class Readers {
       Log.error("SIGHUP: \(problem) (restart puckd to switch modes)")
       return
     }
-    guard before != device, !settings.simulated else { return }
-    Log.notice("SIGHUP: [reader] device changed from \(before) to \(device); reopening")
+    guard beforeSettings != settings.config.reader, !settings.simulated else { return }
+    if before != device {
+      Log.notice("SIGHUP: [reader] device changed from \(before) to \(device); reopening")
+    } else {
+      Log.notice(
+        "SIGHUP: [reader] poll_interval is now \(settings.config.reader.pollInterval.configText); reopening")
+    }
     let enabled = polling
     start(replacing: reader)
     setPolling(enabled)

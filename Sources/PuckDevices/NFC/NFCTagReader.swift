@@ -50,8 +50,9 @@ public final class NFCTagReader: TagReader {
     public var stallLimit: Duration = .seconds(5)
 
     /// The defaults, for the reader at `connstring` (nil: libnfc's default device).
-    public init(connstring: String?) {
+    public init(connstring: String?, pollInterval: Duration = .milliseconds(100)) {
       self.connstring = connstring
+      self.pollInterval = pollInterval
     }
   }
 

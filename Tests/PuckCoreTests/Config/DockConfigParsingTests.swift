@@ -78,6 +78,17 @@ import Testing
     #expect(error("[enforcement]\nawake_check = 3h\n")?.description.contains("puckd.conf:2:") == true)
   }
 
+  @Test(
+    "[reader] poll_interval: the default, a value in milliseconds, and out-of-range errors with file:line")
+  func pollInterval() throws {
+    #expect(DockConfig.defaults.reader.pollInterval == ReaderSettings.defaultPollInterval)
+    let config = try DockConfig.parse(
+      "[reader]\ndevice = acr122_usb\npoll_interval = 50ms\n", file: "puckd.conf")
+    #expect(config.reader.pollInterval == .milliseconds(50))
+    #expect(error("[reader]\npoll_interval = 5ms\n")?.description.contains("puckd.conf:2:") == true)
+    #expect(error("[reader]\npoll_interval = 2s\n")?.description.contains("puckd.conf:2:") == true)
+  }
+
   @Test func adaptiveBypassKeys() throws {
     let config = try DockConfig.parse(
       "[audio]\nvolume_step = 15%\n[enforcement]\nretry_shrink = 1min\nretry_floor = 30s\n",

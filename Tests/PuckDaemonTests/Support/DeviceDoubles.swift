@@ -14,11 +14,16 @@ final class ScriptedReader: TagReader {
   }
 
   let connstring: String?
+  /// The cadence the daemon asked for (`[reader] poll_interval`).
+  let pollInterval: Duration
   private let onEvent: @Sendable (TagReaderEvent) -> Void
   private let state = Mutex(State())
 
-  init(connstring: String?, onEvent: @escaping @Sendable (TagReaderEvent) -> Void) {
+  init(
+    connstring: String?, pollInterval: Duration = .zero, onEvent: @escaping @Sendable (TagReaderEvent) -> Void
+  ) {
     self.connstring = connstring
+    self.pollInterval = pollInterval
     self.onEvent = onEvent
   }
 
@@ -152,10 +157,11 @@ final class DeviceBench: Sendable {
   var audio: RecordingAudio? { made.withLock { $0.audio.last } }
   var readersMade: Int { made.withLock { $0.readers.count } }
 
-  func makeReader(_ connstring: String?, _ onEvent: @escaping @Sendable (TagReaderEvent) -> Void)
-    -> any TagReader
-  {
-    let reader = ScriptedReader(connstring: connstring, onEvent: onEvent)
+  func makeReader(
+    _ configuration: NFCTagReader.Configuration, _ onEvent: @escaping @Sendable (TagReaderEvent) -> Void
+  ) -> any TagReader {
+    let reader = ScriptedReader(
+      connstring: configuration.connstring, pollInterval: configuration.pollInterval, onEvent: onEvent)
     made.withLock { $0.readers.append(reader) }
     return reader
   }
