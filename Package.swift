@@ -102,6 +102,8 @@ let package = Package(
     // Test tooling: a PN532 on a pseudo-terminal, answering libnfc's pn532_uart driver.
     .target(name: "PN532Emulator", dependencies: ["PuckSystem"]),
     .executableTarget(name: "pn532-emulator", dependencies: ["PN532Emulator", "PuckSystem"]),
+    // Benchmark tooling: the schedule's catch-up and next fire after a clock step, at scale.
+    .executableTarget(name: "puck-schedule-bench", dependencies: ["PuckCore", "PuckStorage", "PuckSystem"]),
     // Test tooling: recording and scripted GPIO lines (there is no GPIO chip to test against here).
     .target(name: "GPIODoubles", dependencies: ["PuckDevices"]),
 

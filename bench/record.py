@@ -16,7 +16,7 @@ wall clock at the moment its notification arrives (the alarm itself is a wall-cl
 
 Environment: PUCK_BENCH_HISTORY_LINES (default 1000000), PUCK_BENCH_IDLE_SECONDS (30),
 PUCK_BENCH_WAKEUPS (50), PUCK_BENCH_REMOTE_SAMPLES (15), PUCK_BENCH_TAGS (100), PUCK_BENCH_POLL_SECONDS (15),
-PUCK_BENCH_NFC_POLL_RUNS (40).
+PUCK_BENCH_NFC_POLL_RUNS (20).
 """
 import json, os, platform, random, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
 from benchlib import pct, request
@@ -30,7 +30,7 @@ IDLE_SECONDS = int(os.environ.get("PUCK_BENCH_IDLE_SECONDS", "30"))
 WAKEUPS = int(os.environ.get("PUCK_BENCH_WAKEUPS", "50"))
 TAGS = int(os.environ.get("PUCK_BENCH_TAGS", "100"))
 POLL_SECONDS = int(os.environ.get("PUCK_BENCH_POLL_SECONDS", "15"))
-NFC_POLL_RUNS = int(os.environ.get("PUCK_BENCH_NFC_POLL_RUNS", "40"))
+NFC_POLL_RUNS = int(os.environ.get("PUCK_BENCH_NFC_POLL_RUNS", "20"))
 ALARMS = 100  # the most a dock holds (docs/DESIGN.md C5)
 STICKER = "DE:AD:BE:EF"
 
@@ -104,7 +104,8 @@ def nfc_poll_peer(link, emulator, runs=NFC_POLL_RUNS):
     env = dict(os.environ, LIBNFC_AUTO_SCAN="false", LIBNFC_DEFAULT_DEVICE=f"pn532_uart:{link}")
     seen, shares = [], []
     for run in range(runs):
-        poller = subprocess.Popen(["stdbuf", "-oL", nfc_poll], env=env, stdout=subprocess.PIPE, text=True)
+        poller = subprocess.Popen(["stdbuf", "-oL", nfc_poll], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True)
         for line in poller.stdout:
             if "will poll during" in line:
                 break
@@ -498,8 +499,17 @@ def main():
             peer = f"systemd-analyze calendar --iterations=1000: {ms(theirs):.1f} ms"
         row("calendar: the next 1,000 fires, process included (best of 5)", "—", f"puckctl {ms(ours):.1f} ms",
             "—", peer, "systemd-analyze also formats a 'from now' line per fire")
-        row("10,000 alarms: next fire after a clock step", "≤ 50 ms, no stall over 100 ms", "not measured yet",
-            "not measured yet", note="a dock holds at most 100 alarms (DESIGN C5)")
+        # The core's catch-up and next fire over 10,000 synthetic alarms after clock steps.
+        table = subprocess.run([os.path.join(BUILD, "puck-schedule-bench"), "10000"], capture_output=True,
+                               text=True, check=True).stdout
+        samples_ms = [(line.split("|")[2].strip(), float(line.split("|")[3].split()[0]), float(line.split("|")[4].split()[0]))
+                      for line in table.splitlines() if line.startswith("| 10000 |")]
+        worst = max(samples_ms, key=lambda s: s[2])
+        row("10,000 alarms: catch-up and next fire after a clock step (6 steps × 15)", "≤ 50 ms, no stall over 100 ms",
+            f"median {statistics.median(s[1] for s in samples_ms):.1f} ms over the steps; worst {worst[2]:.1f} ms "
+            f"({worst[0]})", "met" if worst[2] <= 50 else "MISSED",
+            note="puck-schedule-bench: the core's work on the loop thread after a step, in Europe/Berlin "
+                 "across the DST night; a dock holds at most 100 alarms (DESIGN C5)")
     finally:
         for made in docks:
             made.stop()

@@ -17,29 +17,29 @@ import PuckSystem
 /// - `StatusReporter`: status, the alarm list, `STATUS=`, the LED; `PreflightCheck`; `Watchdog`.
 /// - `RemoteReaders` (reader nodes over MQTT) and `HomeAssistantBridge` (MQTT discovery).
 public final class Daemon {
-  private let environment: DaemonEnvironment
-  private let loop: EventLoop<LoopMessage>
-  private let signals: SignalSource
-  private let notifier: SystemdNotifier
-  private let watchdog: Watchdog
-  private let settings: Settings
-  private let state: DockState
-  private let lines: DockLines
-  private let ringer: Ringer
-  private let readers: Readers
-  private let remoteReaders: RemoteReaders
-  private let homeAssistant: HomeAssistantBridge
-  private let enforcement: Enforcement
-  private let missed: MissedRecorder
-  private let schedule: ScheduleKeeper
-  private let retry: StateRetry
-  private let status: StatusReporter
-  private let preflight: PreflightCheck
-  private let awake: AwakeCheck
-  private let pairingFlow: PairingFlow
-  private let rehearsal: RehearsalFlow
-  private let overrides: OverrideFlow
-  private let router: RequestRouter
+  let environment: DaemonEnvironment
+  let loop: EventLoop<LoopMessage>
+  let signals: SignalSource
+  let notifier: SystemdNotifier
+  let watchdog: Watchdog
+  let settings: Settings
+  let state: DockState
+  let lines: DockLines
+  let ringer: Ringer
+  let readers: Readers
+  let remoteReaders: RemoteReaders
+  let homeAssistant: HomeAssistantBridge
+  let enforcement: Enforcement
+  let missed: MissedRecorder
+  let schedule: ScheduleKeeper
+  let retry: StateRetry
+  let status: StatusReporter
+  let preflight: PreflightCheck
+  let awake: AwakeCheck
+  let pairingFlow: PairingFlow
+  let rehearsal: RehearsalFlow
+  let overrides: OverrideFlow
+  let router: RequestRouter
   private var server: ControlServer?
 
   /// Sets up everything that can fail before the loop runs; errors here are fatal to start-up
@@ -98,70 +98,6 @@ public final class Daemon {
     var real = DaemonEnvironment.real(variables: environment)
     real.gpio = gpio
     try self.init(options: options, environment: real)
-  }
-
-  /// The back edges between components: each is told whom to notify, never handed the others.
-  private func wire() {
-    state.files.onHeld = { [unowned self] in self.retry.arm() }
-    ringer.onChange = { [unowned self] in
-      self.preflight.somethingChanged()
-      self.status.update()
-    }
-    readers.onChange = { [unowned self] in
-      self.preflight.somethingChanged()
-      self.status.update()
-    }
-    readers.wakeUpIsOpen = { [unowned self] in self.enforcement.isOpen }
-    readers.onScan = { [unowned self] uid, fresh in
-      self.homeAssistant.tagScanned(uid, reader: "dock")
-      self.tagScanned(uid, fresh: fresh, reader: "dock")
-    }
-    remoteReaders.onChange = { [unowned self] in
-      self.preflight.somethingChanged()
-      self.status.update()
-      self.homeAssistant.readersChanged(self.scannerNames)
-    }
-    remoteReaders.wakeUpIsOpen = { [unowned self] in self.enforcement.isOpen }
-    remoteReaders.onScan = { [unowned self] uid, fresh, reader in
-      self.homeAssistant.tagScanned(uid, reader: reader)
-      self.tagScanned(uid, fresh: fresh, reader: reader)
-    }
-    status.onUpdate = { [unowned self] status in self.homeAssistant.statusChanged(status) }
-    enforcement.onEvent = { [unowned self] event in self.homeAssistant.event(event) }
-    homeAssistant.onBypass = { [unowned self] in
-      // As the dock button: it silences and re-arms; it never ends a wake-up.
-      if self.enforcement.machine.isRinging { self.enforcement.handle(.bypass) }
-    }
-    router.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh, reader: "simulated") }
-    enforcement.willRing = { [unowned self] in self.rehearsal.interrupt() }
-    rehearsal.onChange = { [unowned self] in self.updateReaderPolling() }
-    enforcement.afterEvent = { [unowned self] changed in
-      // Pairing is refused while a wake-up is open (docs/DESIGN.md P3).
-      self.pairingFlow.wakeUpOpened()
-      self.overrides.wakeUpChanged()
-      if changed { self.schedule.refresh() }
-    }
-    enforcement.onJournalChanged = { [unowned self] in self.retry.arm() }
-    enforcement.onHistory = { [unowned self] entry in self.awake.recorded(entry) }
-    awake.onChange = { [unowned self] in self.status.update() }
-    missed.save = { [unowned self] in self.enforcement.save() }
-    missed.onFailure = { [unowned self] in self.retry.arm() }
-    missed.onRecorded = { [unowned self] in self.status.update() }
-    schedule.onRefresh = { [unowned self] in
-      self.updateReaderPolling()
-      self.status.update()
-    }
-    schedule.checkDue = { [unowned self] in self.preflight.run(.beforeAlarm) }
-    preflight.onFinished = { [unowned self] in self.status.update() }
-    retry.onRetried = { [unowned self] in self.status.update() }
-    overrides.onChange = { [unowned self] in self.status.update() }
-    pairingFlow.onChange = { [unowned self] in
-      self.preflight.somethingChanged()
-      self.updateReaderPolling()
-      self.status.update()
-    }
-    // A reader thread stuck inside libnfc is found at each tick and reported as a fault.
-    watchdog.onTick = { [unowned self] in self.readers.refreshProgress() }
   }
 
   /// A handle that stops this daemon from another thread.
@@ -240,93 +176,6 @@ public final class Daemon {
   /// The clean exit `run` ends with, for a daemon driven by `runUntilIdle`.
   public func finish() {
     shutdown()
-  }
-
-  /// A tag from the reader or a simulated scan: to pairing if it is waiting, else to the guard;
-  /// then a paired puck's `lastSeen` moves (saved after the ring was handled, never before).
-  private func tagScanned(_ uid: TagUID, fresh: Bool, reader: String) {
-    if pairingFlow.isWaiting {
-      pairingFlow.scanned(uid, fresh: fresh)
-      return
-    } else if rehearsal.isWaitingForScan {
-      rehearsal.scanned(uid, fresh: fresh)
-    } else {
-      enforcement.tagScanned(uid, fresh: fresh, reader: reader)
-    }
-    state.pairing.noteSeen(uid, at: environment.time.instant)
-  }
-
-  /// The readers Home Assistant sees as tag scanners: the dock's own (`dock`) and the remote ones.
-  private var scannerNames: [String] {
-    (settings.config.reader.device == .none || settings.simulated ? [] : ["dock"]) + remoteReaders.names
-  }
-
-  /// The reader polls (RF field on) only while a wake-up is open or a pairing waits for a tag.
-  private func updateReaderPolling() {
-    let wanted = enforcement.isOpen || pairingFlow.isWaiting || rehearsal.isWaitingForScan
-    readers.setPolling(wanted)
-    remoteReaders.setPolling(wanted)
-  }
-
-  private func received(signal: Int32) {
-    switch signal {
-    case SIGHUP:
-      reload()
-    default:
-      Log.notice("signal \(signal): shutting down; open wake-ups stay open on disk")
-      loop.stop()
-    }
-  }
-
-  /// SIGHUP: reads the config again and applies what changed (devices, reader, zone, schedule).
-  public func reload() {
-    Log.notice("SIGHUP: reloading \(settings.options.configPath)")
-    let before = settings.config
-    settings.load(reloading: true)
-    ringer.applySettings()
-    let config = settings.config
-    if (before.buzzer, before.button, before.led) != (config.buzzer, config.button, config.led) {
-      lines.start(config)
-      ringer.linesReplaced()
-    }
-    readers.reload(from: before.reader)
-    if before.mqtt != config.mqtt {
-      Log.notice("SIGHUP: [mqtt] changed; reconnecting the remote readers")
-      remoteReaders.start()
-      updateReaderPolling()
-    }
-    if before.mqtt != config.mqtt || before.homeAssistant != config.homeAssistant {
-      homeAssistant.start(readers: scannerNames)
-    }
-    settings.reloadZone()
-    schedule.refresh()
-    ringer.checkDevice()
-  }
-
-  private func received(_ message: LoopMessage) {
-    switch message {
-    case .audio(let event, let generation): ringer.received(event, generation: generation)
-    case .audioCheck(let device, let error): ringer.deviceChecked(device, error: error)
-    case .homeAssistant(let command): homeAssistant.received(command)
-    case .reader(let event, let generation): readers.received(event, generation: generation)
-    case .remoteReader(let name, let event, let generation):
-      remoteReaders.received(event, from: name, generation: generation)
-    case .stop:
-      Log.notice("stop requested: shutting down; open wake-ups stay open on disk")
-      loop.stop()
-    case .recordMissed: missed.sliceDue()
-    case .clockStepped:
-      enforcement.clockStepped()
-      schedule.processDue()
-    case .button(.pressed):
-      Log.notice("dock button pressed")
-      // A ring first: the button silences it. Else it may answer the wake-up check.
-      if rehearsal.isRunning {
-        rehearsal.interrupt()
-      } else if enforcement.machine.isRinging || !awake.confirm() {
-        enforcement.handle(.bypass)
-      }
-    }
   }
 
   /// Clean exit: ring stopped (PCM dropped), state flushed, guards left open on disk.

@@ -15,19 +15,17 @@ final class OverrideFlow {
 
   private let dock: DockContext
   private let enforcement: Enforcement
+  /// The override counting down, if any.
   private var session: Session?
+  /// When the override counting down closes the wake-ups.
+  var closesAt: Instant? { session?.closesAt }
   /// Called when an override starts, ends or is cancelled (status).
   var onChange: () -> Void = {}
 
-  init(
-    dock: DockContext, enforcement: Enforcement
-  ) {
+  init(dock: DockContext, enforcement: Enforcement) {
     self.dock = dock
     self.enforcement = enforcement
   }
-
-  /// When the override counting down closes the wake-ups.
-  var closesAt: Instant? { session?.closesAt }
 
   func start(client: ControlServer.Client) {
     guard enforcement.isOpen else {
