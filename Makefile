@@ -89,12 +89,14 @@ bench: deps
 	python3 bench/record.py .build/release
 	python3 bench/catch-up-bench.py .build/release
 
-# How the reader's poll cadence was chosen: puckd at several [reader] poll_interval values and
-# nfc-poll, on the emulated PN532 (docs/BENCHMARKS.md "Detection"; about 5 minutes).
+# How the reader's poll cadence was chosen: puckd at several [reader] poll_interval values,
+# nfc-poll, and the chip-waits design, on the emulated PN532 (docs/BENCHMARKS.md "Detection";
+# about 6 minutes).
 bench-cadence: deps
 	$(call apt_install,libnfc-examples coreutils)
 	$(SWIFT) build -c release
 	python3 bench/cadence.py .build/release
+	python3 bench/chip-waits.py .build/release
 
 # Instruction counts (callgrind) that do not move with the machine's load, recorded with the
 # commit in .build/bench/counts.md; about a minute under valgrind.

@@ -78,7 +78,8 @@ for count in counts.isEmpty ? [100, 1000, 10_000] : counts {
       var stepped = progress
       let now = base.adding(seconds: offset)
       let start = SystemClock.monotonic.now()
-      let found = stepped.catchUp(set, now: now, policy: MissedAlarmPolicy(), clockSynchronized: true, in: zone)
+      let found = stepped.catchUp(
+        set, now: now, policy: MissedAlarmPolicy(), clockSynchronized: true, in: zone)
       let next = stepped.nextAlarm(among: set, now: now, in: zone)
       samples.append(milliseconds(SystemClock.monotonic.now() - start))
       // Keep the results alive so the work is not optimised away.
