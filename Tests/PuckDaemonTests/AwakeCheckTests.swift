@@ -117,12 +117,4 @@ struct AwakeCheckTests {
     try dock.advance(.seconds(3600))
     #expect(try dock.guards().isEmpty)
   }
-
-  private func waitFor(_ what: String, _ condition: () throws -> Bool) throws {
-    for _ in 0..<300 {
-      if try condition() { return }
-      usleep(10_000)
-    }
-    Issue.record("timed out waiting for \(what)")
-  }
 }

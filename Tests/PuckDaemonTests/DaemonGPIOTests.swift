@@ -122,16 +122,6 @@ private final class GPIODock: @unchecked Sendable {
   }
 }
 
-private func waitFor(_ what: String, timeout: Double = 6, _ condition: () throws -> Bool) throws {
-  let deadline = Date().addingTimeInterval(timeout)
-  while Date() < deadline {
-    if try condition() { return }
-    usleep(20_000)
-  }
-  Issue.record("timed out waiting until \(what)")
-  throw CancellationError()
-}
-
 @Suite("puckd drives the buzzer, button and LED", .serialized)
 struct DaemonGPIOTests {
   @Test(

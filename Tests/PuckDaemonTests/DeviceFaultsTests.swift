@@ -1,4 +1,5 @@
 import Foundation
+import GPIODoubles
 import Glibc
 import PuckCore
 import PuckDaemon
@@ -56,6 +57,50 @@ struct DeviceFaultsTests {
     status = try dock.status()
     #expect(status.devices.first { $0.name == "audio" }?.state == .ok)
     #expect(status.guards.first?.ringing == true)
+  }
+
+  @Test(
+    "both outputs fail at once mid-ring: status says nothing can ring; the ring resumes on the first that returns"
+  )
+  func bothOutputsFail() throws {
+    let buzzer = RecordingOutputLine(clock: GPIODoubles.ManualClock())
+    let dock = try ManualDock(config: "[buzzer]\nline = 18\n")
+    dock.gpio = GPIOOpeners(buzzer: buzzer.opener)
+    try dock.start()
+    try dock.addAlarm(6, 1)
+    try dock.advance(.seconds(60))
+    try waitFor("the buzzer sounds") { buzzer.drives.contains { $0.on } }
+    let audio = try #require(dock.bench.audio)
+    audio.fail()
+    buzzer.failSets(
+      with: GPIOError(function: "gpiod_line_set_value", code: EIO, action: "cannot drive gpiochip0 line 18"))
+    try waitFor("status says nothing can ring") {
+      try dock.settle()
+      return try dock.status().reasonCodes?.contains { $0.code == "nothing-can-ring" } == true
+    }
+    var status = try dock.status()
+    #expect(status.devices.first { $0.name == "buzzer" }?.state == .fault)
+    #expect(status.devices.first { $0.name == "audio" }?.state == .fault)
+    #expect(status.guards.first?.ringing == true, "the wake-up stays open and ringing")
+
+    // The buzzer comes back first: the ring goes on there, and status follows it.
+    let onsBefore = buzzer.drives.filter(\.on).count
+    buzzer.failSets(with: nil)
+    try waitFor("the buzzer rings again") { buzzer.drives.filter(\.on).count > onsBefore }
+    try waitFor("status follows the buzzer back") {
+      try dock.settle()
+      return try dock.status().devices.first { $0.name == "buzzer" }?.state == .ok
+    }
+    status = try dock.status()
+    #expect(status.reasonCodes?.contains { $0.code == "nothing-can-ring" } != true)
+    #expect(status.guards.first?.ringing == true)
+
+    audio.recover()
+    try dock.settle()
+    #expect(try dock.status().devices.first { $0.name == "audio" }?.state == .ok)
+    dock.bench.reader?.present(dock.puck)
+    try dock.settle()
+    #expect(try dock.guards().isEmpty, "only the scan ends it")
   }
 
   /// A small tmpfs for the state directory, so the disk can really fill and turn read-only.

@@ -164,13 +164,4 @@ struct PreflightCheckTests {
     try waitFor("the LED flickers") { led.drives.filter(\.on).count >= 2 }
     #expect(try dock.guards().isEmpty, "nothing rings for a check")
   }
-
-  /// Polls `condition` for up to 3 s (the GPIO lines run on their own threads).
-  private func waitFor(_ what: String, _ condition: () -> Bool) throws {
-    for _ in 0..<300 {
-      if condition() { return }
-      usleep(10_000)
-    }
-    Issue.record("timed out waiting for \(what)")
-  }
 }

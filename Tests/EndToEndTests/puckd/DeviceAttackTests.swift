@@ -48,6 +48,16 @@ private final class EmulatedReaderDock {
       self.emulator.count(of: .inListPassiveTarget) >= start + count
     }
   }
+
+  /// Waits for a settled interval of the reader (TagPresence: 4 polls in a row and 400 ms),
+  /// with a margin: after it, what the daemon sees arrive is fresh.
+  func waitForSettledInterval() throws {
+    let start = Date()
+    try waitForPolls(6)
+    if Date().timeIntervalSince(start) < 0.6 {
+      usleep(useconds_t((0.6 - Date().timeIntervalSince(start)) * 1e6))
+    }
+  }
 }
 
 /// Issue 8 items 10, 11 and 14, as attacks on a real `puckd`: real ALSA (PulseAudio null
@@ -102,7 +112,7 @@ struct DeviceAttackTests {
 
     // Lifted for a settled interval (the sticker stays), then presented again: that is a scan.
     rig.emulator.remove(uid: pairedBytes)
-    try rig.waitForPolls(15)
+    try rig.waitForSettledInterval()
     #expect(try !rig.dock.guards().isEmpty)
     rig.emulator.add(uid: pairedBytes)
     try waitUntil(timeout: 5, "the wake-up is closed") { try rig.dock.guards().isEmpty }
@@ -245,8 +255,9 @@ struct DeviceAttackTests {
       }
       #expect(try rig.dock.isRinging())
       let polls = second.count(of: .inListPassiveTarget)
+      let reopened = Date()
       try waitUntil(timeout: 5, "the new reader polls for a settled interval") {
-        second.count(of: .inListPassiveTarget) >= polls + 6
+        second.count(of: .inListPassiveTarget) >= polls + 6 && Date().timeIntervalSince(reopened) > 0.6
       }
       second.present(uid: pairedBytes)
       try waitUntil(timeout: 5, "the wake-up is closed by the new reader") { try rig.dock.guards().isEmpty }
