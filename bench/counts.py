@@ -2,7 +2,9 @@
 """Instruction counts that do not move with the machine's load (issue 12): runs the release puckd
 under `valgrind --tool=callgrind`, drives wake-ups through it (a simulated scan ends each), and
 reads from the profile the instructions per call of one scan-to-silence reaction, of silencing
-the ring alone, and of one next-fire computation over the dock's 100 alarms. Asserts nothing.
+the ring alone, and of one next-fire computation over the dock's 100 alarms; then a second
+daemon with the real libnfc reader on the PN532 emulator (outside valgrind, so libnfc's timeouts
+hold) polls an open wake-up, and one poll cycle is counted. Asserts nothing.
 
   make bench-counts     (builds release binaries first; needs valgrind)
 
@@ -26,6 +28,15 @@ FUNCTIONS = [
     ("next fire over the dock's 100 alarms: ScheduleProgress.nextAlarm", r"^\$s8PuckCore16ScheduleProgressV9nextAlarm5among"),
     ("the wake guard's decision: WakeGuardMachine.handle", r"^\$s8PuckCore16WakeGuardMachineV6handle_2at8settings"),
 ]
+
+# Counted on a second run, with the real libnfc reader on the emulated PN532 polling an open wake-up.
+READER_FUNCTIONS = [
+    ("one poll cycle of the reader thread: ReaderPollLoop.poll (select, presence, report)",
+     r"^\$s11PuckDevices14ReaderPollLoopV4poll"),
+    ("one look for a tag: NFCDevice.selectISO14443A (libnfc's InListPassiveTarget round trip)",
+     r"^\$s11PuckDevices9NFCDeviceC15selectISO14443A"),
+]
+POLL_SECONDS = int(os.environ.get("PUCK_BENCH_COUNT_POLL_SECONDS", "10"))
 
 
 def parse(path):
@@ -54,6 +65,73 @@ def parse(path):
     return calls, inclusive
 
 
+def start_under_callgrind(tmp, state, sock, out, arguments):
+    """puckd under callgrind with the config in `tmp`/c.conf; returns once its socket answers."""
+    daemon = subprocess.Popen(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", PUCKD] + arguments + ["--config",
+         os.path.join(tmp, "c.conf"), "--state-dir", state, "--socket", sock],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, TZ="UTC", LIBNFC_AUTO_SCAN="false"))
+    for _ in range(120):
+        if os.path.exists(sock):
+            try:
+                request(sock, {"v": 1, "command": "status"})
+                break
+            except OSError:
+                pass
+        time.sleep(0.5)
+    return daemon
+
+
+def reader_counts(tmp):
+    """The reader's poll cycle: puckd under callgrind with the real libnfc on the PN532 emulator (a
+    separate process, at full speed), one wake-up open for POLL_SECONDS with no tag. Returns table
+    lines."""
+    emulator_path = os.path.join(BUILD, "pn532-emulator")
+    if not os.path.exists(emulator_path):
+        return ["", "pn532-emulator is not built: no reader counts"]
+    root = os.path.join(tmp, "reader")
+    state, sock, out, link = (os.path.join(root, "state"), os.path.join(root, "s"),
+                              os.path.join(root, "callgrind.out"), os.path.join(root, "pn532"))
+    os.makedirs(state)
+    emulator = subprocess.Popen([emulator_path, "--link", link], stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, text=True)
+    time.sleep(0.3)
+    with open(os.path.join(root, "c.conf"), "w") as f:
+        f.write(f"[audio]\ndevice = null\n[reader]\ndevice = pn532_uart:{link}\n")
+    with open(os.path.join(state, "pairing.json"), "w") as f:
+        json.dump({"schemaVersion": 1, "payload": {"uid": UID, "pairedAt": "2026-01-01T00:00:00Z"}}, f)
+    os.chmod(os.path.join(state, "pairing.json"), 0o600)
+    daemon = start_under_callgrind(root, state, sock, out, [])
+    try:
+        fire = int(time.time()) + 4
+        request(sock, {"v": 1, "command": "alarm.add", "time": time.strftime("%H:%M:%S", time.gmtime(fire)),
+                       "date": time.strftime("%Y-%m-%d", time.gmtime(fire))})
+        deadline = time.monotonic() + 30
+        while not request(sock, {"v": 1, "command": "status"})["status"]["guards"]:
+            if time.monotonic() > deadline:
+                raise TimeoutError("the alarm did not ring under valgrind")
+            time.sleep(0.2)
+        time.sleep(POLL_SECONDS)
+        reader = next(d for d in request(sock, {"v": 1, "command": "status"})["status"]["devices"]
+                      if d["name"] == "reader")
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=60)
+        emulator.terminate()
+        emulator.wait()
+    calls, inclusive = parse(out)
+    lines = ["", f"The reader, {POLL_SECONDS} s of an open wake-up polling the emulated PN532 with no tag "
+             f"(reader state at the end: {reader['state']}, {reader.get('detail', '')}):", "",
+             "| what | calls | instructions per call |", "| --- | --- | --- |"]
+    for description, pattern in READER_FUNCTIONS:
+        matched = [name for name in calls if re.search(pattern, name)]
+        count = sum(calls[name] for name in matched)
+        total = sum(inclusive[name] for name in matched)
+        per_call = f"{total // count:,}" if count else "not called (inlined?)"
+        lines.append(f"| {description} | {count} | {per_call} |")
+    return lines
+
+
 def main():
     if not shutil.which("valgrind"):
         print("valgrind is not installed (apt-get install valgrind); no counts")
@@ -73,19 +151,8 @@ def main():
         json.dump({"schemaVersion": 1, "payload": {"uid": UID, "pairedAt": "2026-01-01T00:00:00Z"}}, f)
     for name in ("alarms.json", "pairing.json"):
         os.chmod(os.path.join(state, name), 0o600)
-    daemon = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", PUCKD, "--simulate", "--config",
-         os.path.join(tmp, "c.conf"), "--state-dir", state, "--socket", sock],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, TZ="UTC"))
+    daemon = start_under_callgrind(tmp, state, sock, out, ["--simulate"])
     try:
-        for _ in range(120):
-            if os.path.exists(sock):
-                try:
-                    request(sock, {"v": 1, "command": "status"})
-                    break
-                except OSError:
-                    pass
-            time.sleep(0.5)
         for _ in range(WAKEUPS):
             # Under valgrind a request takes a while: leave the alarm time enough to be ahead.
             fire = int(time.time()) + 4
@@ -112,9 +179,7 @@ def main():
         total = sum(inclusive[name] for name in matched)
         per_call = f"{total // count:,}" if count else "not called (inlined?)"
         lines.append(f"| {description} | {count} | {per_call} |")
-    lines.append("")
-    lines.append("A poll cycle of the libnfc reader is not counted yet: it needs the emulated PN532 under "
-                 "valgrind, whose slowness trips libnfc's timeouts.")
+    lines += reader_counts(tmp)
     text = "\n".join(lines) + "\n"
     with open(os.path.join(".build", "bench", "counts.md"), "w") as f:
         f.write(text)
