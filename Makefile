@@ -58,17 +58,13 @@ soak: test-deps
 	$(SWIFT) build --build-tests
 	PUCK_SOAK_KILLS=$${PUCK_SOAK_KILLS:-500} $(SWIFT) test --skip-build --filter CrashChurnTests/churn
 
-# The suite under AddressSanitizer (as CI runs it), and under ThreadSanitizer (not in CI yet:
-# docs/RELIABILITY.md "Sanitizers"); reports go to /tmp/puck-tsan/.
+# The suite under AddressSanitizer and under ThreadSanitizer, as CI runs them
+# (docs/RELIABILITY.md "Sanitizers").
 sanitize: test-deps
 	.ci/check-sanitizers
 
 sanitize-thread: test-deps
-	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
-	rm -rf /tmp/puck-tsan && mkdir -p /tmp/puck-tsan
-	PUCK_SANITIZER=thread TSAN_OPTIONS=log_path=/tmp/puck-tsan/tsan $(SWIFT) test --skip-build \
-	  --sanitize=thread --scratch-path .build/tsan --parallel; \
-	  status=$$?; ls /tmp/puck-tsan; [ $$status = 0 ] && [ -z "$$(ls -A /tmp/puck-tsan)" ]
+	.ci/check-thread-sanitizer
 
 lint:
 	$(SWIFT) format lint --strict -r Package.swift Sources Tests

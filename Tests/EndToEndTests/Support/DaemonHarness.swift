@@ -97,9 +97,13 @@ final class DaemonHarness {
   /// `puckctl status --json`, decoded.
   func status() throws -> [String: Any] {
     let result = try ctl("status", "--json")
-    guard let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+    guard let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
       let status = object["status"] as? [String: Any]
-    else { throw HarnessError("status --json gave: \(result.stdout) \(result.stderr)") }
+    else {
+      throw HarnessError(
+        "status --json exited \(result.status) with stdout '\(result.stdout)', stderr '\(result.stderr)'; "
+          + "puckd \(process?.isRunning == true ? "running" : "not running")")
+    }
     return status
   }
 

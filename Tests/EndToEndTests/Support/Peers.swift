@@ -29,7 +29,10 @@ func controlRequest(_ command: ControlCommand, socket path: String) throws -> Co
   var timeout = timeval(tv_sec: 10, tv_usec: 0)
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
   let line = ControlWire.encode(command) + [10]
-  guard line.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == line.count else { return nil }
+  // MSG_NOSIGNAL: a daemon killed while the request goes out is an EPIPE here, not a SIGPIPE that
+  // ends the test runner (the crash churn's in-flight request, on a 500-kill soak).
+  guard line.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == line.count
+  else { return nil }
   var received: [UInt8] = []
   var chunk = [UInt8](repeating: 0, count: 65536)
   while true {

@@ -222,7 +222,10 @@ private func request(_ line: [UInt8], socket path: String) throws -> ControlRepl
   let bytes = line + [UInt8(ascii: "\n")]
   var offset = 0
   while offset < bytes.count {
-    let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    // MSG_NOSIGNAL: a daemon that hangs up on an oversized line is an EPIPE, not a SIGPIPE.
+    let written = bytes[offset...].withUnsafeBytes {
+      send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+    }
     guard written > 0 else { throw HarnessError("write to \(path) failed") }
     offset += written
   }

@@ -156,7 +156,8 @@ struct ControlSocketAttackTests {
     guard fd >= 0 else { throw HarnessError("cannot connect to \(dock.socketPath)") }
     defer { close(fd) }
     let line = Array((request + "\n").utf8)
-    guard line.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == line.count else {
+    guard line.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == line.count
+    else {
       throw HarnessError("could not send the request")
     }
     var reply: [UInt8] = []
