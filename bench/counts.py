@@ -120,10 +120,15 @@ def reader_counts(tmp):
         emulator.terminate()
         emulator.wait()
     calls, inclusive = parse(out)
-    lines = ["", f"The reader, {POLL_SECONDS} s of an open wake-up polling the emulated PN532 with no tag "
-             f"(reader state at the end: {reader['state']}, {reader.get('detail', '')}):", "",
-             "| what | calls | instructions per call |", "| --- | --- | --- |"]
-    for description, pattern in READER_FUNCTIONS:
+    return ["", f"The reader, {POLL_SECONDS} s of an open wake-up polling the emulated PN532 with no tag "
+            f"(reader state at the end: {reader['state']}, {reader.get('detail', '')}):", ""] + table(
+        READER_FUNCTIONS, calls, inclusive)
+
+
+def table(functions, calls, inclusive):
+    """A table of instructions per call of each (description, symbol pattern) in `functions`."""
+    lines = ["| what | calls | instructions per call |", "| --- | --- | --- |"]
+    for description, pattern in functions:
         matched = [name for name in calls if re.search(pattern, name)]
         count = sum(calls[name] for name in matched)
         total = sum(inclusive[name] for name in matched)
@@ -171,14 +176,8 @@ def main():
         daemon.wait(timeout=60)
     calls, inclusive = parse(out)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    lines = [f"Instructions (Ir) per call, callgrind, release build, commit {commit}, {WAKEUPS} wake-ups:", "",
-             "| what | calls | instructions per call |", "| --- | --- | --- |"]
-    for description, pattern in FUNCTIONS:
-        matched = [name for name in calls if re.search(pattern, name)]
-        count = sum(calls[name] for name in matched)
-        total = sum(inclusive[name] for name in matched)
-        per_call = f"{total // count:,}" if count else "not called (inlined?)"
-        lines.append(f"| {description} | {count} | {per_call} |")
+    lines = [f"Instructions (Ir) per call, callgrind, release build, commit {commit}, {WAKEUPS} wake-ups:", ""]
+    lines += table(FUNCTIONS, calls, inclusive)
     lines += reader_counts(tmp)
     text = "\n".join(lines) + "\n"
     with open(os.path.join(".build", "bench", "counts.md"), "w") as f:
