@@ -62,7 +62,8 @@ let zone: ZoneRules
 do {
   zone = try ZoneInfoDirectory().zone(named: zoneName)
 } catch {
-  print("puck-schedule-bench: \(error)")
+  // The table goes to stdout; a failure to stderr. A closed stderr loses the line, nothing more.
+  try? writeAll(Array("puck-schedule-bench: \(error)\n".utf8), to: 2)
   exit(1)
 }
 // 2026-03-28 12:00 UTC: the night after crosses the spring-forward transition.

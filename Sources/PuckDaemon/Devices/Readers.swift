@@ -68,7 +68,7 @@ final class Readers {
   /// for simulated scans or start enforcing halfway through with state (pairing, baselines)
   /// made for the other mode. So a reload that asks to switch keeps the current mode, logs an
   /// error and shows a config problem in status until puckd is restarted or the config is put
-  /// back. A new connstring for the real reader is applied.
+  /// back. A new connstring or `poll_interval` for the real reader reopens it.
   func reload(from beforeSettings: ReaderSettings) {
     let before = beforeSettings.device
     let device = settings.config.reader.device

@@ -48,16 +48,6 @@ private final class EmulatedReaderDock {
       self.emulator.count(of: .inListPassiveTarget) >= start + count
     }
   }
-
-  /// Waits for a settled interval of the reader (TagPresence: 4 polls in a row and 400 ms),
-  /// with a margin: after it, what the daemon sees arrive is fresh.
-  func waitForSettledInterval() throws {
-    let start = Date()
-    try waitForPolls(6)
-    if Date().timeIntervalSince(start) < 0.6 {
-      usleep(useconds_t((0.6 - Date().timeIntervalSince(start)) * 1e6))
-    }
-  }
 }
 
 /// Issue 8 items 10, 11 and 14, as attacks on a real `puckd`: real ALSA (PulseAudio null
@@ -112,7 +102,7 @@ struct DeviceAttackTests {
 
     // Lifted for a settled interval (the sticker stays), then presented again: that is a scan.
     rig.emulator.remove(uid: pairedBytes)
-    try rig.waitForSettledInterval()
+    try waitForSettledInterval(of: rig.emulator)
     #expect(try !rig.dock.guards().isEmpty)
     rig.emulator.add(uid: pairedBytes)
     try waitUntil(timeout: 5, "the wake-up is closed") { try rig.dock.guards().isEmpty }
@@ -254,11 +244,7 @@ struct DeviceAttackTests {
           && (rig.reader?["detail"] as? String)?.contains(secondLink) == true
       }
       #expect(try rig.dock.isRinging())
-      let polls = second.count(of: .inListPassiveTarget)
-      let reopened = Date()
-      try waitUntil(timeout: 5, "the new reader polls for a settled interval") {
-        second.count(of: .inListPassiveTarget) >= polls + 6 && Date().timeIntervalSince(reopened) > 0.6
-      }
+      try waitForSettledInterval(of: second, "the new reader polls for a settled interval")
       second.present(uid: pairedBytes)
       try waitUntil(timeout: 5, "the wake-up is closed by the new reader") { try rig.dock.guards().isEmpty }
     }

@@ -131,12 +131,7 @@ struct ReaderLoopTests {
     #expect(try rig.dock.isRinging())
     // Back from a fault, an arrival is fresh only once the reader has watched for a settled
     // interval (issue 8 item 11): anything seen sooner may have been lying there.
-    // Settled: 4 polls in a row without a tag and 400 ms (TagPresence).
-    let polls = rig.emulator.count(of: .inListPassiveTarget)
-    let back = Date()
-    try waitUntil(timeout: 5, "the reader watched a settled interval") {
-      rig.emulator.count(of: .inListPassiveTarget) >= polls + 6 && Date().timeIntervalSince(back) > 0.6
-    }
+    try waitForSettledInterval(of: rig.emulator)
     try rig.present(pairedBytes, expecting: "…:33:44")
     try waitUntil(timeout: 3, "the wake-up is closed") { try rig.dock.guards().isEmpty }
   }
