@@ -13,13 +13,6 @@ public struct FileSystemError: Error, Hashable, Sendable, CustomStringConvertibl
   /// The `errno` value.
   public var code: Int32
 
-  /// A failure of `operation` on `path` with `errno` `code`.
-  public init(operation: String, path: String, code: Int32) {
-    self.operation = operation
-    self.path = path
-    self.code = code
-  }
-
   /// The C library's text for `code` (`No such file or directory`).
   public var systemMessage: String { SystemError(operation, code: code).systemMessage }
 

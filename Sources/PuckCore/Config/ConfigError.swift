@@ -8,13 +8,6 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
   /// What is wrong with that line.
   public var reason: Reason
 
-  /// An error at `file:line`.
-  public init(file: String, line: Int, reason: Reason) {
-    self.file = file
-    self.line = line
-    self.reason = reason
-  }
-
   /// `puckd.conf:12: retry_delay = 2s is below the minimum 5s`.
   public var description: String {
     "\(file):\(line): \(reason)"

@@ -102,12 +102,6 @@ public struct DeviceHealth: Hashable, Sendable, Codable {
   public var state: State
   /// What it is or what went wrong ("PN532 v1.6 on pn532_uart:/dev/serial0", "cannot open 'default': No such device").
   public var detail: String
-
-  public init(name: String, state: State, detail: String) {
-    self.name = name
-    self.state = state
-    self.detail = detail
-  }
 }
 
 /// An open wake-up, as status shows it.

@@ -6,12 +6,6 @@ public struct Occurrence: Hashable, Sendable, CustomStringConvertible {
   /// When it rings.
   public var instant: Instant
 
-  /// An occurrence from its date and instant.
-  public init(date: LocalDate, instant: Instant) {
-    self.date = date
-    self.instant = instant
-  }
-
   /// `2026-03-29 @ 2026-03-29T03:30:00Z`.
   public var description: String { "\(date) @ \(instant)" }
 }

@@ -133,13 +133,6 @@ public struct MissedRange: Hashable, Sendable, Codable {
   public var after: Instant
   /// The last instant of the range.
   public var through: Instant
-
-  /// A range from its parts.
-  public init(alarm: Alarm, after: Instant, through: Instant) {
-    self.alarm = alarm
-    self.after = after
-    self.through = through
-  }
 }
 
 /// Missed occurrences not yet in history, saved with the handled points in `guards.json`, so a
@@ -195,11 +188,5 @@ extension Occurrence {
   public struct OfAlarm: Hashable, Sendable {
     public var alarm: Alarm
     public var occurrence: Occurrence
-
-    /// The pair.
-    public init(alarm: Alarm, occurrence: Occurrence) {
-      self.alarm = alarm
-      self.occurrence = occurrence
-    }
   }
 }

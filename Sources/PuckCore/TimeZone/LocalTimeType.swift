@@ -9,13 +9,6 @@ public struct LocalTimeType: Hashable, Sendable {
   /// The abbreviation, as the zone's data spells it (`EEST`, `+11`).
   public var abbreviation: String
 
-  /// A local time type from its parts.
-  public init(offset: Int, isDST: Bool, abbreviation: String) {
-    self.offset = offset
-    self.isDST = isDST
-    self.abbreviation = abbreviation
-  }
-
   /// The offsets RFC 8536 allows (−24:59:59 … +25:59:59); the schedule relies on this bound
   /// when it looks for the instants that carry a local time.
   static let offsetRange = -89_999...93_599

@@ -61,11 +61,6 @@ public struct RingIdentity: Hashable, Sendable, Codable {
   /// 0 for the first ring, then 1, 2, …
   public var retry: Int
 
-  public init(occurrence: AlarmOccurrence, retry: Int) {
-    self.occurrence = occurrence
-    self.retry = retry
-  }
-
   /// "06:30 alarm" or "06:30 alarm, retry 3".
   public var description: String {
     retry == 0 ? occurrence.displayName : "\(occurrence.displayName), retry \(retry)"

@@ -11,13 +11,6 @@ public struct NFCError: Error, Sendable, Hashable, CustomStringConvertible {
   /// gives no code (`nfc_open` only returns NULL).
   public let message: String
 
-  /// Wraps `code` returned by `function`, with `message` as libnfc words it.
-  public init(code: Int32, function: String, message: String) {
-    self.code = code
-    self.function = function
-    self.message = message
-  }
-
   /// `nfc_initiator_select_passive_target: Timeout (-6)`.
   public var description: String {
     "\(function): \(message) (\(code))"

@@ -1,5 +1,6 @@
-import PuckCore
 import Testing
+
+@testable import PuckCore
 
 @Suite struct DockConfigParsingTests {
   /// Parses `text` expecting a `ConfigError`, and returns it.

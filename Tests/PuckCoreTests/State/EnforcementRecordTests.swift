@@ -1,5 +1,6 @@
-import PuckCore
 import Testing
+
+@testable import PuckCore
 
 /// `guards.json`: the bounded missed list and the fields added to version 1.
 @Suite struct EnforcementRecordTests {
