@@ -225,6 +225,9 @@ public struct StateDirectory: Sendable {
       unlink(temporary)
       throw error
     }
+    // rename(2) does nothing when both names are links to one file, as they are after a save
+    // stopped past this link; the temporary name would stay (docs/RELIABILITY.md, torn writes).
+    unlink(temporary)
   }
 
   private func mapErrors<Result>(_ body: () throws(FileSystemError) -> Result) throws(StorageError) -> Result

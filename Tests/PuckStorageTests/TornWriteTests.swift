@@ -70,3 +70,24 @@ struct TornWriteTests {
     #expect(!names.contains { $0.contains(".tmp-") || $0.contains(".corrupt-") }, "\(names)")
   }
 }
+
+extension TornWriteTests {
+  /// Found by `TornWriteKillTests` (puckd killed by strace before a call of its save): a save
+  /// stopped after linking the document to `NAME.prev` leaves both names on one file, and
+  /// rename(2) between two links to one file does nothing, so the next save's temporary link
+  /// name stayed in the directory until the daemon's next start.
+  @Test("a save after one stopped past its .prev link: no temporary name left behind")
+  func saveOverSharedLink() throws {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let state = try StateDirectory(path: scratch.path + "/state", clock: { testInstant })
+    let file = state.filePath("alarms.json")
+    try state.save(Book(alarms: ["v1"]), name: "alarms.json", keepsPreviousCopy: false)
+    #expect(link(file, file + ".prev") == 0)
+
+    try state.save(Book(alarms: ["v1", "v2"]), name: "alarms.json")
+    let names = try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/state")
+    #expect(!names.contains { $0.contains(".tmp-") }, "\(names)")
+    #expect(try state.load("alarms.json", as: Book.self).value == Book(alarms: ["v1", "v2"]))
+  }
+}
