@@ -105,12 +105,16 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
       intervalStart = change.at
       intervalOffset = change.after
     }
-    // No instant has this local time: it is in a gap. Use the offset from before the gap.
+    // No instant has this local time: it is in a gap. Use the offset from before the gap, which
+    // moves the time forward by the gap's length (RFC 5545 §3.3.5). Where the offset changes
+    // again within that length (only a hand-made zone does), that instant's local time can be
+    // earlier than asked; the end of the gap, the change itself, is later (fuzz/README.md, 4).
     for change in changes
     where change.after > change.before && local >= change.at + Int64(change.before)
       && local < change.at + Int64(change.after)
     {
-      return local - Int64(change.before)
+      let forward = local - Int64(change.before)
+      return type(at: forward).offset > change.before ? forward : change.at
     }
     // Unreachable with offsets in range; fall back to the offset at the nominal instant.
     return local - Int64(type(at: local).offset)

@@ -21,14 +21,7 @@ struct FuzzFindingsTests {
       "545a69663200000000000000000000000000000000000000000000000000000000000000000000010000000400000000000055544300"
       + "545a69663200000000000000000000000000000000000000000000000000000000000001000000020000000800000000773594000100"
       + "000000000000000e10000441414100424242000a414141300a"
-    var bytes: [UInt8] = []
-    var index = hex.startIndex
-    while index < hex.endIndex {
-      let next = hex.index(index, offsetBy: 2)
-      bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
-      index = next
-    }
-    let zone = try ZoneRules(tzif: bytes, name: "Fuzz/Footer")
+    let zone = try ZoneRules(tzif: Self.bytes(hex: hex), name: "Fuzz/Footer")
     let resolved = zone.instant(
       for: LocalDate(year: 2033, month: 5, day: 18), at: WallTime(hour: 4, minute: 56, second: 40))
     #expect(resolved == Instant(iso8601: "2033-05-18T04:56:40Z"))
@@ -40,5 +33,35 @@ struct FuzzFindingsTests {
     let zone = try ZoneRules(posixTZ: "AAA9BBB,0,M12.5.6/167")
     #expect(zone.offset(at: Instant(unixSeconds: -1)) == zone.offset(at: Instant(unixSeconds: 0)))
     #expect(zone.offset(at: Instant(unixSeconds: 0)) == -9 * 3600, "as glibc says (TZ=… date -d @0 +%z)")
+  }
+
+  @Test(
+    "a local time skipped by a gap resolves to a later local time, even where the offset changes again inside the gap"
+  )
+  func gapOverlapsAFold() throws {
+    // fuzz/findings/4-tzif-gap-overlaps-a-fold: transitions at 0 (+05:21:10 → +17:59:27),
+    // 128 (→ −18:12:19), 2570 (→ +05:53:28). Local 05:51:10 on 1970-01-01 (21070) exists at no
+    // instant. The gap at 0 moved it forward to 1800, but by then the offset had fallen to
+    // −18:12:19: local −63739, far earlier than asked.
+    let hex =
+      "545a6966310000000000000000000000000200000000000000000000000000000000000600000004000000128000000000000000"
+      + "000000800000070000000a0a000034a8010203030002000052d8000000004b4600040000fcff0000fffefffd0000005400484d54"
+      + "004d4d5600495354002b3036330a"
+    let zone = try ZoneRules(tzif: Self.bytes(hex: hex), name: "Fuzz/Gap")
+    let resolved = zone.instant(
+      for: LocalDate(year: 1970, month: 1, day: 1), at: WallTime(hour: 5, minute: 51, second: 10))
+    let local = resolved.unixSeconds + Int64(zone.offset(at: resolved))
+    #expect(local > 21070, "resolved to \(resolved.unixSeconds), local \(local)")
+  }
+
+  static func bytes(hex: String) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var index = hex.startIndex
+    while index < hex.endIndex {
+      let next = hex.index(index, offsetBy: 2)
+      bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
+      index = next
+    }
+    return bytes
   }
 }
