@@ -17,11 +17,11 @@ struct FuzzFindingsTests {
   func footerDisagrees() throws {
     // fuzz/findings/1-tzif-footer-disagrees: one transition at 2000000000 to BBB (+01:00), and
     // a footer (AAA0) that says +00:00 after it.
-    let hex =
-      "545a69663200000000000000000000000000000000000000000000000000000000000000000000010000000400000000000055544300"
-      + "545a69663200000000000000000000000000000000000000000000000000000000000001000000020000000800000000773594000100"
-      + "000000000000000e10000441414100424242000a414141300a"
-    let zone = try ZoneRules(tzif: Self.bytes(hex: hex), name: "Fuzz/Footer")
+    let zone = try Self.zone(
+      name: "Fuzz/Footer",
+      "545a69663200000000000000000000000000000000000000000000000000000000000000000000010000000400000000000055544300",
+      "545a69663200000000000000000000000000000000000000000000000000000000000001000000020000000800000000773594000100",
+      "000000000000000e10000441414100424242000a414141300a")
     let resolved = zone.instant(
       for: LocalDate(year: 2033, month: 5, day: 18), at: WallTime(hour: 4, minute: 56, second: 40))
     #expect(resolved == Instant(iso8601: "2033-05-18T04:56:40Z"))
@@ -43,18 +43,20 @@ struct FuzzFindingsTests {
     // 128 (→ −18:12:19), 2570 (→ +05:53:28). Local 05:51:10 on 1970-01-01 (21070) exists at no
     // instant. The gap at 0 moved it forward to 1800, but by then the offset had fallen to
     // −18:12:19: local −63739, far earlier than asked.
-    let hex =
-      "545a6966310000000000000000000000000200000000000000000000000000000000000600000004000000128000000000000000"
-      + "000000800000070000000a0a000034a8010203030002000052d8000000004b4600040000fcff0000fffefffd0000005400484d54"
-      + "004d4d5600495354002b3036330a"
-    let zone = try ZoneRules(tzif: Self.bytes(hex: hex), name: "Fuzz/Gap")
+    let zone = try Self.zone(
+      name: "Fuzz/Gap",
+      "545a6966310000000000000000000000000200000000000000000000000000000000000600000004000000128000000000000000",
+      "000000800000070000000a0a000034a8010203030002000052d8000000004b4600040000fcff0000fffefffd0000005400484d54",
+      "004d4d5600495354002b3036330a")
     let resolved = zone.instant(
       for: LocalDate(year: 1970, month: 1, day: 1), at: WallTime(hour: 5, minute: 51, second: 10))
     let local = resolved.unixSeconds + Int64(zone.offset(at: resolved))
     #expect(local > 21070, "resolved to \(resolved.unixSeconds), local \(local)")
   }
 
-  static func bytes(hex: String) -> [UInt8] {
+  /// A zone from its TZif file, written as lines of hex.
+  static func zone(name: String, _ hexLines: String...) throws -> ZoneRules {
+    let hex = hexLines.joined()
     var bytes: [UInt8] = []
     var index = hex.startIndex
     while index < hex.endIndex {
@@ -62,6 +64,6 @@ struct FuzzFindingsTests {
       bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
       index = next
     }
-    return bytes
+    return try ZoneRules(tzif: bytes, name: name)
   }
 }
