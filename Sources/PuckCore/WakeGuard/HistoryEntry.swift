@@ -11,7 +11,7 @@ public struct HistoryEntry: Hashable, Sendable, Codable {
     /// Not rung: the dock was off or the daemon down for longer than the missed-alarm grace.
     case missed
     /// The wake-up check after a scan was answered: up and about.
-    case awake = "awake"
+    case awake
     /// The wake-up check got no answer: the wake-up opened again (back to bed?).
     case reopened
 

@@ -111,23 +111,9 @@ final class Readers {
   /// An event of the reader made `generation`-th.
   func received(_ event: TagReaderEvent, generation: Int) {
     guard generation == self.generation else { return }
-    switch event {
-    case .scanned(let uid, let fresh):
-      Log.info("reader: tag \(uid.masked)\(fresh ? "" : " (was already on the reader)")")
-      onScan(uid, fresh)
-    case .removed:
-      Log.info("reader: tag removed")
-    case .rejected(let why):
-      Log.warning("reader: \(why)")
-    case .health(let condition):
-      let reported = DeviceHealth(.reader, condition)
-      if reported != health {
-        if reported.state == .ok {
-          Log.notice("reader: \(reported.detail)")
-        } else {
-          Log.error("reader: \(reported.detail)\(wakeUpIsOpen() ? " — the ring goes on" : "")")
-        }
-      }
+    let reported = ReaderEventLog.record(event, remote: nil, lastReported: health, wakeUpIsOpen: wakeUpIsOpen)
+    if case .scanned(let uid, let fresh) = event { onScan(uid, fresh) }
+    if let reported {
       health = reported
       healthReports += 1
       onChange()

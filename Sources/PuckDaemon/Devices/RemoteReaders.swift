@@ -118,25 +118,13 @@ final class RemoteReaders {
     for entry in entries.values { entry.reader.setEnabled(enabled) }
   }
 
+  /// An event of remote reader `name`, made `generation`-th.
   func received(_ event: TagReaderEvent, from name: String, generation: Int) {
     guard var entry = entries[name], entry.generation == generation else { return }
-    switch event {
-    case .scanned(let uid, let fresh):
-      Log.info("reader \(name): tag \(uid.masked)\(fresh ? "" : " (was already on the reader)")")
-      onScan(uid, fresh, name)
-    case .removed:
-      Log.info("reader \(name): tag removed")
-    case .rejected(let why):
-      Log.warning("reader \(name): refused a message: \(why)")
-    case .health(let condition):
-      let reported = DeviceHealth(.reader, condition)
-      if reported != entry.reported {
-        if reported.state == .ok {
-          Log.notice("reader \(reported.detail)")
-        } else {
-          Log.error("reader \(reported.detail)\(wakeUpIsOpen() ? " — the ring goes on" : "")")
-        }
-      }
+    let reported = ReaderEventLog.record(
+      event, remote: name, lastReported: entry.reported, wakeUpIsOpen: wakeUpIsOpen)
+    if case .scanned(let uid, let fresh) = event { onScan(uid, fresh, name) }
+    if let reported {
       entry.health = reported
       entry.reported = reported
       entries[name] = entry

@@ -42,14 +42,6 @@ public struct AudioFault: Error, Sendable, Equatable, CustomStringConvertible {
   /// When the device is tried again.
   public let retryIn: Duration
 
-  /// A fault of `device` with `error`, the `attempt`-th in a row, retried after `retryIn`.
-  public init(device: String, error: ALSAError, attempt: Int, retryIn: Duration) {
-    self.device = device
-    self.error = error
-    self.attempt = attempt
-    self.retryIn = retryIn
-  }
-
   /// One line for the log and for status.
   public var description: String {
     "audio device \(device) failed (attempt \(attempt)): \(error); retrying in \(retryIn)"

@@ -1,6 +1,7 @@
 import PuckCore
-import PuckDevices
 import Synchronization
+
+@testable import PuckDevices
 
 /// A reader the test presents tags to: the daemon's real `Readers` component drives it (start,
 /// polling on and off, health checks) and receives its events through the loop, as it would
