@@ -23,7 +23,7 @@ public final class PN532Emulator: Sendable {
 
   /// The state shared with the read thread; a class so the thread can hold it without holding
   /// the emulator (whose `deinit` stops the thread).
-  private final class Shared: Sendable {
+  final class Shared: Sendable {
     private let mutex = Mutex(SharedState())
 
     func withLock<Result>(_ body: (inout sending SharedState) -> sending Result) -> sending Result {
@@ -32,13 +32,13 @@ public final class PN532Emulator: Sendable {
   }
 
   /// What the read thread is asked to do with its pseudo-terminal.
-  private enum Request: Sendable {
+  enum Request: Sendable {
     case adopt(PseudoTerminal)
     case close
     case stop
   }
 
-  private struct SharedState: Sendable {
+  struct SharedState: Sendable {
     var chip = PN532Chip()
     var silent = false
     /// Pause between the bytes of each answer, while set.
@@ -232,156 +232,5 @@ public final class PN532Emulator: Sendable {
       if done { return }
       Self.pause()
     }
-  }
-
-  // MARK: - The read thread
-
-  private static func run(_ initial: PseudoTerminal, _ shared: Shared, _ fieldChanged: Wakeup) {
-    var pty: PseudoTerminal? = initial
-    var decoder = HSUFrameDecoder()
-    var buffer = [UInt8](repeating: 0, count: 512)
-    while true {
-      // Carry out a request before clearing it, so the requester sees it done.
-      let request = shared.withLock { $0.request }
-      switch request {
-      case .adopt(let next)?:
-        pty?.close()
-        pty = next
-        decoder = HSUFrameDecoder()
-        shared.withLock {
-          $0.chip = PN532Chip(tags: $0.chip.tags)
-          $0.lastResponse = []
-          $0.ptyPath = next.path
-          $0.request = nil
-        }
-      case .close?:
-        pty?.close()
-        pty = nil
-        shared.withLock {
-          $0.ptyPath = nil
-          $0.request = nil
-        }
-      case .stop?:
-        pty?.close()
-        shared.withLock {
-          $0.ptyPath = nil
-          $0.stopped = true
-          $0.request = nil
-        }
-        return
-      case nil:
-        break
-      }
-      guard let current = pty else {
-        pause()
-        continue
-      }
-      // A command that waits (a listing until a tag comes, InAutoPoll's rounds) answers when
-      // the field changes or at its next round boundary.
-      let (due, byteDelay) = shared.withLock { state in
-        (
-          state.silent
-            ? nil : state.chip.resume(at: Self.now()).map { Self.frame($0, code: state.pendingCode, &state) },
-          state.byteDelay
-        )
-      }
-      if let due { send(due, to: current.master, byteDelay: byteDelay) }
-      let nextCheck = shared.withLock { $0.chip.nextCheck }
-      var timeout: Int32 = 20
-      if let nextCheck { timeout = min(timeout, max(0, (nextCheck - Self.now()).pollMilliseconds)) }
-      var descriptors = [
-        pollfd(fd: current.master, events: Int16(POLLIN), revents: 0),
-        pollfd(fd: fieldChanged.fd, events: Int16(POLLIN), revents: 0),
-      ]
-      guard poll(&descriptors, 2, timeout) > 0 else { continue }
-      if descriptors[1].revents != 0 { _ = fieldChanged.drain() }
-      guard descriptors[0].revents != 0 else { continue }
-      let count = read(current.master, &buffer, buffer.count)
-      guard count > 0 else {
-        pause()
-        continue
-      }
-      for frame in decoder.feed(buffer[0..<count]) {
-        let (output, byteDelay) = shared.withLock { (Self.answer(frame, &$0), $0.byteDelay) }
-        send(output, to: current.master, byteDelay: byteDelay)
-      }
-    }
-  }
-
-  /// Writes an answer at once, or a byte at a time with `byteDelay` between bytes.
-  private static func send(_ output: [UInt8], to descriptor: Int32, byteDelay: Duration?) {
-    guard let byteDelay else {
-      if !output.isEmpty { writeAll(output, to: descriptor) }
-      return
-    }
-    for byte in output {
-      writeAll([byte], to: descriptor)
-      var interval = byteDelay.waitTimespec
-      nanosleep(&interval, nil)
-    }
-  }
-
-  /// The response frame for the chip's answer to the command `code`, kept for a NACK.
-  private static func frame(_ reply: PN532Chip.Reply, code: UInt8, _ state: inout SharedState) -> [UInt8] {
-    let response: [UInt8]
-    switch reply {
-    case .response(let data): response = HSUFrame.information([code &+ 1] + data, tfi: HSUFrame.chipToHost)
-    case .syntaxError: response = HSUFrame.syntaxError
-    case .waiting: return []
-    }
-    state.lastResponse = response
-    return response
-  }
-
-  /// What the chip sends back for one host frame: an ACK and the response, the last response
-  /// again for a NACK, nothing while silent or for an ACK (nothing runs long enough to abort).
-  private static func answer(_ frame: HostFrame, _ state: inout SharedState) -> [UInt8] {
-    switch frame {
-    case .command(let bytes):
-      if let code = bytes.first { state.counts[code, default: 0] += 1 }
-      guard !state.silent else { return [] }
-      state.pendingCode = bytes[0]
-      return HSUFrame.ack + Self.frame(state.chip.handle(bytes, at: now()), code: bytes[0], &state)
-    case .ack:
-      // An ACK from the host aborts a command still going on.
-      state.acks += 1
-      state.chip.abort()
-      return []
-    case .nack:
-      state.nacks += 1
-      return state.silent ? [] : state.lastResponse
-    case .damaged:
-      state.damaged += 1
-      return []
-    }
-  }
-
-  private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-    var offset = 0
-    var attempts = 0
-    while offset < bytes.count, attempts < 100 {
-      let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-      if written > 0 {
-        offset += written
-      } else {
-        // The pseudo-terminal's buffer is full (nobody reads the slave): wait a little, then
-        // give up on this response as a UART would.
-        attempts += 1
-        pause()
-      }
-    }
-  }
-
-  private static func pause() {
-    var interval = timespec(tv_sec: 0, tv_nsec: 2_000_000)
-    nanosleep(&interval, nil)
-  }
-
-  private static func now() -> Duration {
-    SystemClock.monotonic.now()
-  }
-
-  private static func monotonicNow() -> Int64 {
-    SystemClock.monotonic.now().roundedUpNanoseconds
   }
 }
