@@ -70,4 +70,30 @@ struct RemoteReadersTests {
     try dock.start()
     #expect(dock.bench.remote("kitchen") !== kitchen, "a new reader for the same enrolment")
   }
+
+  @Test("status and reader list show a remote reader's detail as it is now; a fault comes with its event")
+  func healthBetweenEvents() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z", config: "[reader]\ndevice = none\n")
+    try dock.start()
+    #expect(try dock.request(.readerAdd("kitchen")).ok == true)
+    let kitchen = try #require(dock.bench.remote("kitchen"))
+    try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
+    try dock.settle()
+    func readerDetail() throws -> String? {
+      try dock.status().devices.first { $0.name == "reader" }?.detail
+    }
+
+    kitchen.drift(DeviceCondition(.ok, "kitchen: online (heard 7 s ago)"))
+    #expect(try readerDetail() == "kitchen: online (heard 7 s ago)", "the detail moves on without an event")
+    #expect(try dock.request(.readerList).message == "ok: kitchen: online (heard 7 s ago)")
+
+    kitchen.drift(DeviceCondition(.ok, "kitchen: online (heard 9 s ago)"))
+    #expect(try dock.request(.readerList).message == "ok: kitchen: online (heard 9 s ago)")
+    #expect(try dock.status().protected)
+
+    kitchen.report(DeviceCondition(.fault, "kitchen: silent"))
+    try dock.settle()
+    #expect(try readerDetail() == "kitchen: silent")
+    #expect(try !dock.status().protected)
+  }
 }

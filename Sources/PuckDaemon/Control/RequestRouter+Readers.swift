@@ -51,7 +51,6 @@ extension RequestRouter {
   }
 
   func listReaders(client: ControlServer.Client) {
-    remoteReaders.refresh()
     let readers = remoteReaders.health
     guard !readers.isEmpty else {
       client.send(.success("no remote reader is enrolled (sudo puckctl reader add NAME)"))

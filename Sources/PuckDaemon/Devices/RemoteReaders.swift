@@ -39,7 +39,7 @@ final class RemoteReaders {
   var names: [String] { entries.keys.sorted() }
 
   /// Each remote reader's health, by name.
-  var health: [DeviceHealth] { names.compactMap { entries[$0]?.health } }
+  var health: [DeviceHealth] { names.compactMap { entries[$0].map(Self.current) } }
 
   /// Starts every enrolled reader (start-up, and after `[mqtt]` changed on reload).
   func start() {
@@ -135,11 +135,11 @@ final class RemoteReaders {
   /// The pre-flight check's part for each reader: online or not, as last heard (each is asked
   /// for its health too; a change arrives as an event and re-runs a failed check).
   func check() -> [PreflightReport.Part] {
-    refresh()
-    return names.compactMap { name in
+    names.compactMap { name in
       guard let entry = entries[name] else { return nil }
+      let health = Self.current(entry)
       entry.reader.checkHealth()
-      return PreflightReport.Part("remote \(name)", ok: entry.health.state == .ok, entry.health.detail)
+      return PreflightReport.Part("remote \(name)", ok: health.state == .ok, health.detail)
     }
   }
 
@@ -148,12 +148,11 @@ final class RemoteReaders {
     entries[name].map { $0.health.state == .ok }
   }
 
-  /// The health each reader has now ("heard 3 s ago" moves on between events).
-  func refresh() {
-    for (name, entry) in entries {
-      let current = DeviceHealth(.reader, entry.reader.health)
-      if current.state == entry.health.state { entries[name]?.health = current }
-    }
+  /// The health of a reader now: its state changes only with a health event, its detail
+  /// ("heard 3 s ago") moves on between events.
+  private static func current(_ entry: Entry) -> DeviceHealth {
+    let now = DeviceHealth(.reader, entry.reader.health)
+    return now.state == entry.health.state ? now : entry.health
   }
 
   func stop() {

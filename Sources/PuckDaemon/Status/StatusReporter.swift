@@ -43,7 +43,6 @@ final class StatusReporter {
   /// Every device as status and `puckctl test` show it, as last reported. A query: it changes
   /// nothing (a stuck reader is found by `Readers.refreshProgress`).
   func deviceHealth() -> [DeviceHealth] {
-    remoteReaders.refresh()
     var readers = [self.readers.health].compactMap { $0 } + remoteReaders.health
     if readers.isEmpty {
       readers = [

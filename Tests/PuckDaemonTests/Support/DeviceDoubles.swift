@@ -64,6 +64,12 @@ final class ScriptedReader: TagReader {
     state.withLock { $0.health = health }
     onEvent(.health(health))
   }
+
+  /// What the reader says of itself changes without an event, as a remote reader's "heard N s
+  /// ago" moves on between the node's messages.
+  func drift(_ health: DeviceCondition) {
+    state.withLock { $0.health = health }
+  }
 }
 
 /// An audio output that records what the daemon asked of it and reports as ALSA would.
