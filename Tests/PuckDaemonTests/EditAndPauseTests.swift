@@ -88,6 +88,23 @@ struct EditAndPauseTests {
     #expect(today.failure?.kind == .badRequest)
   }
 
+  @Test("a pause that ends more than a year ahead is refused, for an alarm and for the dock; a year is taken")
+  func farPauseRefused() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    try dock.start()
+    let id = try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
+    let far = LocalDate(year: 9999, month: 12, day: 31)
+    for request in [ControlCommand.alarmPause(id, until: .absolute(far)), .pause(until: .absolute(far))] {
+      let reply = try dock.request(request)
+      #expect(reply.failure?.kind == .badRequest)
+      #expect(reply.failure?.message.contains("at most 366 days ahead (2027-03-03)") == true)
+    }
+    #expect(try dock.request(.alarmList).alarms?.first?.alarm.pausedUntil == nil, "nothing was paused")
+    #expect(try dock.status().pausedUntil == nil)
+    #expect(try dock.request(.pause(until: .absolute(monday.adding(days: 366)))).ok == true)
+    #expect(try dock.status().pausedUntil == monday.adding(days: 366))
+  }
+
   @Test("a pause of the whole dock: no alarm rings before its date, status says so; resume ends it")
   func pauseTheDock() throws {
     let dock = try ManualDock(at: "2026-03-02T06:00:00Z")

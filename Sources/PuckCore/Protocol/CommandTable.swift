@@ -98,8 +98,8 @@ public enum CommandTable {
     Without --days or --date an alarm rings once, at the next HH:MM. That, 'today' and
     'tomorrow' follow the dock's clock and time zone, not this shell's. 'skip' skips only the
     next occurrence. --no-puck: a stop ends it, no scan needed. 'pause --until DATE': nothing
-    rings before DATE, the first day it rings again. Edit, pause and resume are refused for an
-    alarm whose wake-up is open.
+    rings before DATE, the first day it rings again, at most a year ahead. Edit, pause and
+    resume are refused for an alarm whose wake-up is open.
     """
 }
 
@@ -194,8 +194,8 @@ extension CommandName {
         help: """
           usage: puckctl pause --until YYYY-MM-DD|today|tomorrow
           Pauses the whole dock: no alarm rings on a day before DATE, the first day alarms ring
-          again ('today' and 'tomorrow' are the dock's). Refused while a wake-up is open. Status
-          and the alarm list show it. 'puckctl resume' ends it early.
+          again, at most a year ahead ('today' and 'tomorrow' are the dock's). Refused while a
+          wake-up is open. Status and the alarm list show it. 'puckctl resume' ends it early.
           """)
     case .resume:
       return CommandSpec(

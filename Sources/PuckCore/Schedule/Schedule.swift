@@ -100,9 +100,12 @@ struct OccurrenceIterator: IteratorProtocol {
         return nil
       }
       while true {
+        // A pause is passed over in one step, not a day at a time: an alarms.json paused until
+        // 9999 costs what any other does.
+        if let resume = pausedBefore, date < resume { date = resume }
         let candidate = date
         date = date.adding(days: 1)
-        guard days.contains(candidate.weekday), candidate != skipping, !isPaused(candidate) else { continue }
+        guard days.contains(candidate.weekday), candidate != skipping else { continue }
         let instant = zone.instant(for: candidate, at: time)
         // `<=` also drops a date that resolves onto an instant already returned.
         guard instant > latest else { continue }

@@ -13,6 +13,10 @@ public struct AlarmBook: VersionedPayload, Hashable {
   /// --until DATE`, holidays). Optional on disk, so the file stays version 1.
   public var pausedUntil: LocalDate?
 
+  /// How far ahead a pause may end, in days: a year of holidays. A date further off is more
+  /// likely a typo (`2062` for `2026`) than a plan; an alarm not wanted for longer is disabled.
+  public static let longestPause = 366
+
   public init(alarms: [Alarm] = [], nextID: AlarmID = 1, pausedUntil: LocalDate? = nil) {
     self.alarms = alarms
     self.nextID = nextID

@@ -163,8 +163,8 @@ extension RequestRouter {
     }
   }
 
-  /// The pause's end date, which must be after today in the dock's zone; nil after a refusal
-  /// (already sent).
+  /// The pause's end date, which must be after today in the dock's zone and at most
+  /// `AlarmBook.longestPause` days after it; nil after a refusal (already sent).
   private func resolvedPause(_ until: DraftDate, client: ControlServer.Client) -> LocalDate? {
     let today = dock.settings.zone.localDateTime(at: dock.time.instant).date
     let date = until.resolved(today: today)
@@ -173,6 +173,16 @@ extension RequestRouter {
         .failure(
           ControlFailure(
             .badRequest, "--until is the first day alarms ring again: a date after today (\(today))")))
+      return nil
+    }
+    let latest = today.adding(days: AlarmBook.longestPause)
+    guard date <= latest else {
+      client.send(
+        .failure(
+          ControlFailure(
+            .badRequest,
+            "--until is at most \(AlarmBook.longestPause) days ahead (\(latest)); to stop an alarm for longer, disable it"
+          )))
       return nil
     }
     return date

@@ -16,10 +16,14 @@ struct EditAndPauseCommandTests {
 
     #expect(try dock.ctl("alarm", "edit", "1").status == 64, "nothing to change is a usage error")
     #expect(try dock.ctl("alarm", "pause", "1").status == 64, "--until is needed")
-    let paused = try dock.ctl("alarm", "pause", "1", "--until", "2099-01-05")
+    // A month ahead (a pause ends at most a year ahead).
+    let until = Date(timeIntervalSinceNow: 30 * 86_400).ISO8601Format(.iso8601.year().month().day())
+    let paused = try dock.ctl("alarm", "pause", "1", "--until", until)
     #expect(paused.status == 0, "\(paused.stderr)")
     list = try dock.ctl("alarm", "list")
-    #expect(list.stdout.contains("(paused until 2099-01-05)"), "\(list.stdout)")
+    #expect(list.stdout.contains("(paused until \(until))"), "\(list.stdout)")
+    let tooFar = try dock.ctl("alarm", "pause", "1", "--until", "2099-01-05")
+    #expect(tooFar.status == 64 && tooFar.stderr.contains("at most 366 days ahead"), "\(tooFar.stderr)")
     #expect(try dock.ctl("alarm", "resume", "1").status == 0)
     #expect(!(try dock.ctl("alarm", "list").stdout.contains("paused")))
 

@@ -298,4 +298,19 @@ import Testing
     #expect(Schedule.nextFire(of: book.scheduled[0], after: start, in: zone) == nil)
     #expect(Schedule.nextFire(of: once, after: start, in: zone) != nil)
   }
+
+  @Test("a pause that ends in 9999 is passed over at once: the next ring is its first day's weekday")
+  func farPause() throws {
+    let zone = try ZoneFixtures.zone("Europe/Berlin")
+    var alarm = Alarm(id: 1, time: WallTime(hour: 6, minute: 30), recurrence: .weekly([.monday]))
+    alarm.pausedUntil = LocalDate(year: 9999, month: 12, day: 1)
+    let start = Instant(utcDate: LocalDate(year: 2026, month: 3, day: 2), secondsOfDay: 0)
+    // 9999-12-01 is a Wednesday; the first Monday from then is the 6th, in winter time (UTC+1).
+    #expect(
+      Schedule.nextFire(of: alarm, after: start, in: zone)
+        == Instant(utcDate: LocalDate(year: 9999, month: 12, day: 6), secondsOfDay: 5 * 3600 + 1800))
+    #expect(
+      Schedule.occurrences(of: alarm, after: start, through: start.adding(seconds: 400 * 86_400), in: zone)
+        .isEmpty)
+  }
 }
