@@ -49,6 +49,25 @@ struct RehearsalTests {
     #expect(reply.failure?.message.contains("not the paired tag") == true)
   }
 
+  @Test("a puck already lying on the reader is not a scan: the rehearsal says so and waits for one")
+  func lyingPuckIsNotAScan() throws {
+    let dock = try ManualDock()
+    try dock.start()
+    let test = try dock.open(.test(seconds: 1, scanSeconds: 10))
+    try dock.advance(.seconds(1))
+    dock.bench.reader?.present(dock.puck, fresh: false)
+    try dock.settle()
+    var replies = try test.replies()
+    #expect(replies.allSatisfy { $0.ok == nil }, "not finished: \(replies)")
+    #expect(replies.last?.progress?.contains("lift it and present it again") == true)
+    #expect(dock.bench.reader?.isPolling == true)
+    dock.bench.reader?.present(dock.puck)
+    replies = try test.replies()
+    let reply = try #require(replies.last(where: { $0.ok != nil }))
+    #expect(reply.ok == true, "\(reply)")
+    #expect(reply.message?.contains("puck: ok") == true)
+  }
+
   @Test("an alarm that falls due interrupts the rehearsal and rings")
   func alarmInterrupts() throws {
     let dock = try ManualDock()

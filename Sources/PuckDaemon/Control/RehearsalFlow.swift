@@ -78,9 +78,16 @@ final class RehearsalFlow {
     }
   }
 
-  /// A tag while the rehearsal waits for one.
+  /// A tag while the rehearsal waits for one. A tag that was already lying on the reader is
+  /// not a scan, as for a wake-up (docs/DESIGN.md W7): the rehearsal says so and waits on.
   func scanned(_ uid: TagUID, fresh: Bool) {
-    guard isWaitingForScan else { return }
+    guard isWaitingForScan, let current = session else { return }
+    guard fresh else {
+      current.client.send(
+        .progress(
+          "a tag was already on the reader; a wake-up would not take it: lift it and present it again"))
+      return
+    }
     let line: PartLine
     if let puck = dock.state.pairing.pairing.puck(uid) {
       line = PartLine(name: "puck", failed: false, detail: "the paired puck \(puck.display) was read")
