@@ -40,10 +40,10 @@ extension Daemon {
     router.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh, reader: "simulated") }
     enforcement.willRing = { [unowned self] in self.rehearsal.interrupt() }
     rehearsal.onChange = { [unowned self] in self.updateReaderPolling() }
-    enforcement.afterEvent = { [unowned self] changed in
+    enforcement.afterEvent = { [unowned self] event, changed in
       // Pairing is refused while a wake-up is open (docs/DESIGN.md P3).
       self.pairingFlow.wakeUpOpened()
-      self.overrides.wakeUpChanged()
+      self.overrides.wakeUpChanged(after: event, changed: changed)
       if changed { self.schedule.refresh() }
     }
     enforcement.onJournalChanged = { [unowned self] in self.retry.arm() }

@@ -18,6 +18,26 @@ struct OverrideDelayTests {
     return dock
   }
 
+  @Test("a stop during the countdown cancels the override; an override while the wake-up is quiet is refused")
+  func countsOnlyWhileRinging() throws {
+    let dock = try ringingDock()
+    let override = try dock.open(.override)
+    #expect(try override.replies().first?.progress?.contains("WITHOUT a scan") == true)
+    #expect(try dock.request(.stop).ok == true)
+    let cancelled = try #require(try override.replies().last)
+    #expect(
+      cancelled.failure?.message.contains("override cancelled: the ring was stopped") == true, "\(cancelled)")
+    #expect(try dock.status().overrideAt == nil)
+
+    // Quiet after the stop: refused until the retry rings again (retry_delay, 60 s).
+    let quiet = try dock.request(.override)
+    #expect(quiet.failure?.kind == .refused)
+    #expect(quiet.failure?.message.contains("only while the ring goes on") == true)
+    try dock.advance(.seconds(60))
+    let guards = try dock.guards()
+    #expect(guards.count == 1 && guards.first?.ringing == true, "open past the delay, ringing again")
+  }
+
   @Test(
     "override counts down with the ring going on, then closes every wake-up; status shows it until acknowledged"
   )

@@ -32,6 +32,17 @@ final class OverrideFlow {
       client.send(.success("no wake-up is open"))
       return
     }
+    // The cost is the ring: a wake-up silenced by a stop is overridden once it rings again
+    // (with no delay configured, there is no cost to wait for).
+    guard enforcement.machine.isRinging || dock.settings.config.enforcement.overrideDelay == .zero else {
+      client.send(
+        .failure(
+          ControlFailure(
+            .refused,
+            "the wake-up is quiet after a stop; an override counts down only while the ring goes on: "
+              + "run it again once it rings")))
+      return
+    }
     if let current = session {
       client.send(
         .failure(
@@ -78,11 +89,24 @@ final class OverrideFlow {
     client.send(.success("override cancelled; the wake-up stays open"))
   }
 
-  /// After every wake-guard event: a scan that ended the wake-up ends the override too.
-  func wakeUpChanged() {
-    guard session != nil, !enforcement.isOpen else { return }
-    Log.notice("override not needed: the wake-up ended by a scan")
-    end(.success("the wake-up ended with a scan meanwhile; nothing was overridden"))
+  /// After every wake-guard event: a scan that ended the wake-up ends the override too, and a
+  /// stop (the button, `puckctl stop`, Home Assistant) cancels it, since it counts down only
+  /// while the ring goes on. A ring timeout meanwhile does not (nobody touched the ring), nor
+  /// a stop that changed nothing.
+  func wakeUpChanged(after event: WakeEvent, changed: Bool) {
+    guard session != nil else { return }
+    if !enforcement.isOpen {
+      Log.notice("override not needed: the wake-up ended by a scan")
+      end(.success("the wake-up ended with a scan meanwhile; nothing was overridden"))
+    } else if case .bypass = event, changed {
+      Log.notice("override cancelled: the ring was stopped; the wake-up stays open")
+      end(
+        .failure(
+          ControlFailure(
+            .failed,
+            "override cancelled: the ring was stopped, and an override counts down only while it goes on; "
+              + "the wake-up stays open")))
+    }
   }
 
   /// A connection closed: an override waiting on it is abandoned (Ctrl-C).

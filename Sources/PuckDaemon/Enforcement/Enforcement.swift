@@ -25,7 +25,7 @@ final class Enforcement {
   /// Called before a wake-up starts ringing (a rehearsal gives way).
   var willRing: () -> Void = {}
   /// Called after every event, with whether it had effects.
-  var afterEvent: (_ changed: Bool) -> Void = { _ in }
+  var afterEvent: (_ event: WakeEvent, _ changed: Bool) -> Void = { _, _ in }
   /// Called when journaled history is still waiting (the state retry arms).
   var onJournalChanged: () -> Void = {}
   /// Called with each history entry as it is recorded (the wake-up check follows scans).
@@ -78,7 +78,7 @@ final class Enforcement {
       }
       perform(effect)
     }
-    afterEvent(!effects.isEmpty)
+    afterEvent(event, !effects.isEmpty)
   }
 
   /// A tag from the reader or a simulated scan, when no pairing waits for it.
