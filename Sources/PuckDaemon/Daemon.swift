@@ -160,6 +160,7 @@ public final class Daemon {
       self.pairingFlow.clientClosed(client)
       self.rehearsal.clientClosed(client)
       self.overrides.clientClosed(client)
+      self.preflight.clientClosed(client)
     }
     status.ready()
     Log.info("listening on \(options.socketPath)")

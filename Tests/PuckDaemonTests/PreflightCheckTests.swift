@@ -97,6 +97,27 @@ struct PreflightCheckTests {
     #expect(status.protected, "\(status.reasons)")
   }
 
+  @Test("clients that hang up while a check waits for answers are let go at once, with their descriptors")
+  func closedClientsAreLetGo() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    try dock.start()
+    try #require(dock.bench.reader).stopAnsweringChecks()
+    let waiting = try dock.open(.check)
+    func descriptors() throws -> Int {
+      try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+    }
+    let before = try descriptors()
+    // A member looping connect, check, hang up while the reader keeps the check waiting (5 s).
+    for _ in 0..<40 {
+      try dock.open(.check).hangUp()
+      try dock.settle()
+    }
+    #expect(try descriptors() <= before + 2, "no descriptor is held for a client that went away")
+    try dock.advance(.seconds(5))
+    let reply = try #require(try waiting.replies().last { $0.ok != nil })
+    #expect(reply.check?.parts.contains { $0.name == "reader" && !$0.ok } == true, "\(reply)")
+  }
+
   @Test("the audio device missing fails the audio part; the rest still pass")
   func audioDeviceMissing() throws {
     let dock = try ManualDock(at: "2026-03-02T06:00:00Z")

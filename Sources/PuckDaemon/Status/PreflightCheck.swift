@@ -67,6 +67,12 @@ final class PreflightCheck {
     alarmAhead && last?.passed == false
   }
 
+  /// A connection closed: a check waiting for answers lets its client go now, with the
+  /// client's descriptors, rather than when the answers are in (up to `answerLimit`).
+  func clientClosed(_ client: ControlServer.Client) {
+    pending?.clients.removeAll { $0 === client }
+  }
+
   /// Starts a check; `client` (from `puckctl check`) gets the report. A check already waiting
   /// for answers takes the client and the trigger's alert along.
   func run(_ trigger: PreflightReport.Trigger, client: ControlServer.Client? = nil) {
