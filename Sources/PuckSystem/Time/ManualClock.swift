@@ -104,6 +104,11 @@ public final class ManualClock: TimeSource {
     try ManualTimer(kind, clock: self)
   }
 
+  /// How many of this clock's timers exist (each holds an eventfd until it is released).
+  public var timerCount: Int {
+    state.withLock { $0.timers.count }
+  }
+
   /// Whether the clock counts as synchronised (NTP); true until `setSynchronized(_:)`.
   public func isSynchronized() -> Bool? {
     state.withLock { $0.synchronized }
