@@ -66,8 +66,9 @@ public final class Daemon {
       settings: settings, lines: lines, inbox: inbox, makeAudio: environment.makeAudio,
       offLoop: environment.offLoop)
     readers = Readers(settings: settings, inbox: inbox, makeReader: environment.makeReader)
-    let dock = DockContext(time: time, loop: loop, settings: settings, state: state)
+    let dock = DockContext(time: time, loop: loop, settings: settings, state: state, notifier: notifier)
     remoteReaders = RemoteReaders(dock: dock, makeRemote: environment.makeRemoteReader)
+    let devices = DockDevices(ringer: ringer, readers: readers, remoteReaders: remoteReaders, lines: lines)
     homeAssistant = HomeAssistantBridge(dock: dock)
     enforcement = try Enforcement(dock: dock, ringer: ringer, lines: lines)
     missed = MissedRecorder(dock: dock)
@@ -75,19 +76,16 @@ public final class Daemon {
     schedule = try ScheduleKeeper(dock: dock, enforcement: enforcement, missed: missed)
     retry = try StateRetry(dock: dock, enforcement: enforcement, schedule: schedule, missed: missed)
     overrides = OverrideFlow(dock: dock, enforcement: enforcement)
-    preflight = try PreflightCheck(
-      dock: dock, readers: readers, remoteReaders: remoteReaders, ringer: ringer, lines: lines,
-      schedule: schedule)
-    status = StatusReporter(
-      dock: dock, enforcement: enforcement, schedule: schedule, ringer: ringer, readers: readers,
-      remoteReaders: remoteReaders, lines: lines, overrides: overrides, preflight: preflight, awake: awake,
-      notifier: notifier)
+    preflight = try PreflightCheck(dock: dock, devices: devices, schedule: schedule)
     pairingFlow = PairingFlow(dock: dock, enforcement: enforcement)
-    rehearsal = RehearsalFlow(dock: dock, ringer: ringer, readers: readers, status: status)
+    rehearsal = RehearsalFlow(dock: dock, devices: devices)
+    let flows = ControlFlows(
+      pairing: pairingFlow, rehearsal: rehearsal, overrides: overrides, preflight: preflight, awake: awake)
+    status = StatusReporter(
+      dock: dock, enforcement: enforcement, schedule: schedule, devices: devices, flows: flows)
     router = RequestRouter(
       dock: dock, enforcement: enforcement, schedule: schedule, retry: retry, status: status,
-      readers: readers, remoteReaders: remoteReaders, pairing: pairingFlow, rehearsal: rehearsal,
-      overrides: overrides, preflight: preflight, awake: awake)
+      devices: devices, flows: flows)
     wire()
   }
 
@@ -156,12 +154,7 @@ public final class Daemon {
     ) { [unowned self] client, request in
       self.router.received(request, from: client)
     }
-    server?.onClose = { [unowned self] client in
-      self.pairingFlow.clientClosed(client)
-      self.rehearsal.clientClosed(client)
-      self.overrides.clientClosed(client)
-      self.preflight.clientClosed(client)
-    }
+    server?.onClose = { [unowned self] client in self.router.flows.clientClosed(client) }
     status.ready()
     Log.info("listening on \(options.socketPath)")
     // After READY: it waits up to a few seconds for the devices' answers on the loop.

@@ -12,4 +12,6 @@ struct DockContext {
   let settings: Settings
   /// The state directory's documents.
   let state: DockState
+  /// systemd's notification socket (`READY=1`, `STATUS=`, the watchdog), or nothing outside systemd.
+  let notifier: SystemdNotifier
 }

@@ -59,12 +59,6 @@ public struct CommandOption: Hashable, Sendable {
   public let name: String
   /// What it takes.
   public let value: Value
-
-  /// An option named `name` taking `value`.
-  public init(_ name: String, _ value: Value) {
-    self.name = name
-    self.value = value
-  }
 }
 
 /// The positional argument a command takes, if any.

@@ -110,7 +110,8 @@ extension CommandName {
     switch self {
     case .status:
       return CommandSpec(
-        name: self, words: ["status"], role: .anyone, operand: nil, options: [CommandOption("json", .flag)],
+        name: self, words: ["status"], role: .anyone, operand: nil,
+        options: [CommandOption(name: "json", value: .flag)],
         synopsis: "status [--json]", summary: "is the dock protected? next alarm, wake-ups, devices",
         help: """
           usage: puckctl status [--json]
@@ -121,7 +122,8 @@ extension CommandName {
       return CommandSpec(
         name: self, words: ["pair"], role: .root, operand: nil,
         options: [
-          CommandOption("timeout", .integer(CommandTable.pairTimeout)), CommandOption("name", .label),
+          CommandOption(name: "timeout", value: .integer(CommandTable.pairTimeout)),
+          CommandOption(name: "name", value: .label),
         ],
         synopsis: "pair [--name NAME] [--timeout 30s]", summary: "pair a puck: scan it twice (root)",
         help: """
@@ -134,7 +136,7 @@ extension CommandName {
     case .unpair:
       return CommandSpec(
         name: self, words: ["unpair"], role: .root, operand: nil,
-        options: [CommandOption("name", .label), CommandOption("yes", .flag)],
+        options: [CommandOption(name: "name", value: .label), CommandOption(name: "yes", value: .flag)],
         synopsis: "unpair [--name NAME] [--yes]", summary: "forget a paired puck (root)",
         help: """
           usage: sudo puckctl unpair [--name NAME] [--yes]
@@ -144,7 +146,8 @@ extension CommandName {
           """)
     case .pucks:
       return CommandSpec(
-        name: self, words: ["pucks"], role: .anyone, operand: nil, options: [CommandOption("json", .flag)],
+        name: self, words: ["pucks"], role: .anyone, operand: nil,
+        options: [CommandOption(name: "json", value: .flag)],
         synopsis: "pucks [--json]", summary: "the paired pucks, and when each was last seen",
         help:
           "usage: puckctl pucks [--json]\nLists the paired pucks: name, tag (masked), when paired, when last seen."
@@ -153,15 +156,16 @@ extension CommandName {
       return CommandSpec(
         name: self, words: ["alarm", "add"], role: .member, operand: .time,
         options: [
-          CommandOption("days", .days), CommandOption("date", .date), CommandOption("label", .label),
-          CommandOption("no-puck", .flag),
+          CommandOption(name: "days", value: .days), CommandOption(name: "date", value: .date),
+          CommandOption(name: "label", value: .label),
+          CommandOption(name: "no-puck", value: .flag),
         ],
         synopsis: "alarm add HH:MM [...]", summary: "add an alarm (see 'puckctl alarm --help')",
         help: CommandTable.alarmHelp)
     case .alarmList:
       return CommandSpec(
         name: self, words: ["alarm", "list"], role: .anyone, operand: nil,
-        options: [CommandOption("json", .flag)], synopsis: "alarm list [--json]",
+        options: [CommandOption(name: "json", value: .flag)], synopsis: "alarm list [--json]",
         summary: "the alarms and when each rings next", help: CommandTable.alarmHelp)
     case .alarmRemove:
       return alarmChange(["alarm", "rm"], summary: "remove an alarm")
@@ -175,21 +179,24 @@ extension CommandName {
       return CommandSpec(
         name: self, words: ["alarm", "edit"], role: .member, operand: .alarmID,
         options: [
-          CommandOption("time", .time), CommandOption("days", .days), CommandOption("date", .date),
-          CommandOption("label", .label), CommandOption("puck", .flag), CommandOption("no-puck", .flag),
+          CommandOption(name: "time", value: .time), CommandOption(name: "days", value: .days),
+          CommandOption(name: "date", value: .date),
+          CommandOption(name: "label", value: .label), CommandOption(name: "puck", value: .flag),
+          CommandOption(name: "no-puck", value: .flag),
         ],
         synopsis: "alarm edit ID [...]", summary: "change an alarm's time, days, date, label or puck",
         help: CommandTable.alarmHelp)
     case .alarmPause:
       return CommandSpec(
         name: self, words: ["alarm", "pause"], role: .member, operand: .alarmID,
-        options: [CommandOption("until", .date)], synopsis: "alarm pause ID --until DATE",
+        options: [CommandOption(name: "until", value: .date)], synopsis: "alarm pause ID --until DATE",
         summary: "no ring from this alarm before DATE", help: CommandTable.alarmHelp)
     case .alarmResume:
       return alarmChange(["alarm", "resume"], summary: "end an alarm's pause")
     case .pause:
       return CommandSpec(
-        name: self, words: ["pause"], role: .member, operand: nil, options: [CommandOption("until", .date)],
+        name: self, words: ["pause"], role: .member, operand: nil,
+        options: [CommandOption(name: "until", value: .date)],
         synopsis: "pause --until DATE", summary: "no alarm rings before DATE (holidays)",
         help: """
           usage: puckctl pause --until YYYY-MM-DD|today|tomorrow
@@ -203,7 +210,8 @@ extension CommandName {
         summary: "end the whole dock's pause", help: "usage: puckctl resume\nEnds a pause of the whole dock.")
     case .check:
       return CommandSpec(
-        name: self, words: ["check"], role: .member, operand: nil, options: [CommandOption("json", .flag)],
+        name: self, words: ["check"], role: .member, operand: nil,
+        options: [CommandOption(name: "json", value: .flag)],
         synopsis: "check [--json]", summary: "pre-flight check: read back what the next alarm needs",
         help: """
           usage: puckctl check [--json]
@@ -232,7 +240,7 @@ extension CommandName {
     case .readerAdd:
       return CommandSpec(
         name: self, words: ["reader", "add"], role: .root, operand: .readerName,
-        options: [CommandOption("key-stdin", .flag)],
+        options: [CommandOption(name: "key-stdin", value: .flag)],
         synopsis: "reader add NAME [--key-stdin]", summary: "enrol a remote reader and print its key (root)",
         help: """
           usage: sudo puckctl reader add NAME [--key-stdin]
@@ -261,7 +269,7 @@ extension CommandName {
     case .override:
       return CommandSpec(
         name: self, words: ["override"], role: .root, operand: nil,
-        options: [CommandOption("yes", .flag), CommandOption("cancel", .flag)],
+        options: [CommandOption(name: "yes", value: .flag), CommandOption(name: "cancel", value: .flag)],
         synopsis: "override [--yes] | --cancel",
         summary: "end every open wake-up without a scan, after a delay (root, recorded)",
         help: """
@@ -277,8 +285,10 @@ extension CommandName {
       return CommandSpec(
         name: self, words: ["history"], role: .anyone, operand: nil,
         options: [
-          CommandOption("json", .flag), CommandOption("limit", .integer(CommandTable.historyLimit)),
-          CommandOption("before", .integer(CommandTable.historyCursor)), CommandOption("csv", .flag),
+          CommandOption(name: "json", value: .flag),
+          CommandOption(name: "limit", value: .integer(CommandTable.historyLimit)),
+          CommandOption(name: "before", value: .integer(CommandTable.historyCursor)),
+          CommandOption(name: "csv", value: .flag),
         ],
         synopsis: "history [--json|--csv] [--limit N] [--before CURSOR]",
         summary: "past wake-ups, newest last, a page at a time",
@@ -295,8 +305,8 @@ extension CommandName {
       return CommandSpec(
         name: self, words: ["test"], role: .member, operand: nil,
         options: [
-          CommandOption("seconds", .integer(CommandTable.testSeconds)),
-          CommandOption("scan-seconds", .integer(CommandTable.testScanSeconds)),
+          CommandOption(name: "seconds", value: .integer(CommandTable.testSeconds)),
+          CommandOption(name: "scan-seconds", value: .integer(CommandTable.testScanSeconds)),
         ],
         synopsis: "test [--seconds N] [--scan-seconds N]",
         summary: "rehearsal: ring, scan the puck, check every part",

@@ -294,6 +294,16 @@ public enum ControlWire {
 
 /// A request that failed: a category the client maps to an exit code, and a message for a person.
 public struct ControlFailure: Error, Hashable, Sendable, Codable, CustomStringConvertible {
+  public var kind: Kind
+  public var message: String
+
+  public init(_ kind: Kind, _ message: String) {
+    self.kind = kind
+    self.message = message
+  }
+
+  public var description: String { message }
+
   /// The category of failure.
   public enum Kind: String, Hashable, Sendable, Codable {
     /// The request was malformed, unknown or out of range.
@@ -307,14 +317,4 @@ public struct ControlFailure: Error, Hashable, Sendable, Codable, CustomStringCo
     /// No such alarm.
     case notFound
   }
-
-  public var kind: Kind
-  public var message: String
-
-  public init(_ kind: Kind, _ message: String) {
-    self.kind = kind
-    self.message = message
-  }
-
-  public var description: String { message }
 }

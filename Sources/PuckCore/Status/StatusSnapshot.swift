@@ -27,18 +27,6 @@ public struct StatusSnapshot: Hashable, Sendable {
     }
   }
 
-  /// The next alarm that will ring, as far as the verdict cares.
-  public struct NextAlarm: Hashable, Sendable {
-    public var id: AlarmID
-    /// False for an alarm added with `--no-puck`: anything ends it.
-    public var requiresPuck: Bool
-
-    public init(id: AlarmID, requiresPuck: Bool) {
-      self.id = id
-      self.requiresPuck = requiresPuck
-    }
-  }
-
   /// `puckd --simulate`: scans come from `puckctl scan`.
   public var simulated: Bool
   /// Each device's health, in the order status lists them.
@@ -49,8 +37,8 @@ public struct StatusSnapshot: Hashable, Sendable {
   public var pairingProblem: String?
   /// Whether any alarm is enabled.
   public var hasEnabledAlarm: Bool
-  /// The next alarm to ring; nil when none will.
-  public var nextAlarm: NextAlarm?
+  /// The next alarm to ring; nil when none will. The verdict reads its `id` and `requiresPuck`.
+  public var nextAlarm: Alarm?
   /// Whether the kernel says the clock is synchronised; nil when unknown.
   public var clockSynchronized: Bool?
   /// State files held unread, sorted by name.
@@ -71,7 +59,7 @@ public struct StatusSnapshot: Hashable, Sendable {
 
   public init(
     simulated: Bool = false, devices: [DeviceHealth] = [], pairedTag: String? = nil,
-    pairingProblem: String? = nil, hasEnabledAlarm: Bool = false, nextAlarm: NextAlarm? = nil,
+    pairingProblem: String? = nil, hasEnabledAlarm: Bool = false, nextAlarm: Alarm? = nil,
     clockSynchronized: Bool? = nil, unreadableFiles: [UnreadableFile] = [],
     unrecordedHistory: UnrecordedHistory? = nil, stateProblems: [String] = [],
     configProblem: String? = nil, soundProblem: String? = nil, timerProblem: String? = nil,

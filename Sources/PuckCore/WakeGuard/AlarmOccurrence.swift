@@ -14,25 +14,6 @@ public struct AlarmOccurrence: Hashable, Sendable, Codable {
   /// Whether the alarm is a one-shot, retired once its wake-up is resolved.
   public var isOneShot: Bool
 
-  public init(
-    alarmID: AlarmID, label: String, time: WallTime, scheduledAt: Instant, requiresPuck: Bool,
-    isOneShot: Bool
-  ) {
-    self.alarmID = alarmID
-    self.label = label
-    self.time = time
-    self.scheduledAt = scheduledAt
-    self.requiresPuck = requiresPuck
-    self.isOneShot = isOneShot
-  }
-
-  /// The occurrence of `alarm` scheduled for `instant`.
-  public init(alarm: Alarm, scheduledAt instant: Instant) {
-    self.init(
-      alarmID: alarm.id, label: alarm.label, time: alarm.time, scheduledAt: instant,
-      requiresPuck: alarm.requiresPuck, isOneShot: alarm.isOneShot)
-  }
-
   /// `06:30 alarm` or `06:30 "work" alarm`.
   public var displayName: String {
     label.isEmpty ? "\(time) alarm" : "\(time) \"\(label)\" alarm"
@@ -40,6 +21,16 @@ public struct AlarmOccurrence: Hashable, Sendable, Codable {
 
   private enum CodingKeys: String, CodingKey {
     case alarmID, label, time, scheduledAt, requiresPuck, isOneShot
+  }
+}
+
+// The initialisers stand in an extension so that Swift still gives the module the memberwise one.
+extension AlarmOccurrence {
+  /// The occurrence of `alarm` scheduled for `instant`.
+  public init(alarm: Alarm, scheduledAt instant: Instant) {
+    self.init(
+      alarmID: alarm.id, label: alarm.label, time: alarm.time, scheduledAt: instant,
+      requiresPuck: alarm.requiresPuck, isOneShot: alarm.isOneShot)
   }
 
   public init(from decoder: any Decoder) throws {

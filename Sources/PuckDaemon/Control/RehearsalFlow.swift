@@ -18,21 +18,14 @@ final class RehearsalFlow {
   }
 
   private let dock: DockContext
-  private let ringer: Ringer
-  private let readers: Readers
-  private let status: StatusReporter
+  private let devices: DockDevices
   private var session: Session?
   /// Called when the rehearsal starts or stops waiting for a scan (reader polling).
   var onChange: () -> Void = {}
 
-  init(
-    dock: DockContext, ringer: Ringer, readers: Readers,
-    status: StatusReporter
-  ) {
+  init(dock: DockContext, devices: DockDevices) {
     self.dock = dock
-    self.ringer = ringer
-    self.readers = readers
-    self.status = status
+    self.devices = devices
   }
 
   var isRunning: Bool { session != nil }
@@ -44,7 +37,7 @@ final class RehearsalFlow {
   }
 
   func start(seconds: Int, scanSeconds: Int, client: ControlServer.Client) {
-    guard ringer.ringing == nil, session == nil else {
+    guard devices.ringer.ringing == nil, session == nil else {
       client.send(.failure(ControlFailure(.refused, "the dock is ringing; a rehearsal would get in the way")))
       return
     }
@@ -54,7 +47,7 @@ final class RehearsalFlow {
       try dock.loop.watch(timer) { [unowned self] _ in self.timerFired() }
       session = Session(client: client, timer: timer, phase: .ringing(scanSeconds: scanSeconds))
       Log.info("rehearsal: ringing for \(seconds) s")
-      ringer.startRehearsal()
+      devices.ringer.startRehearsal()
     } catch {
       client.send(.failure(ControlFailure(.failed, "\(error)")))
     }
@@ -64,7 +57,7 @@ final class RehearsalFlow {
     guard let current = session else { return }
     switch current.phase {
     case .ringing(let scanSeconds):
-      ringer.stopRehearsal()
+      devices.ringer.stopRehearsal()
       guard scanSeconds > 0, !current.client.isClosed else {
         finish(puck: nil)
         return
@@ -127,13 +120,13 @@ final class RehearsalFlow {
     guard let current = session else { return }
     end(current)
     guard !current.client.isClosed else { return }
-    readers.refreshProgress()
-    let devices = status.deviceHealth()
-    var lines = devices.map {
+    devices.readers.refreshProgress()
+    let health = devices.health()
+    var lines = health.map {
       "\($0.name): \($0.state.rawValue)\($0.detail.isEmpty ? "" : " — \($0.detail)")"
     }
     if let puck { lines.append(puck.text) }
-    let failed = devices.contains { $0.state == .fault } || puck?.failed == true
+    let failed = health.contains { $0.state == .fault } || puck?.failed == true
     current.client.send(
       failed
         ? .failure(ControlFailure(.failed, (["rehearsal found a fault:"] + lines).joined(separator: "\n")))
@@ -144,7 +137,7 @@ final class RehearsalFlow {
     let wasWaiting = isWaitingForScan
     session = nil
     dock.loop.unwatch(current.timer.fd)
-    ringer.stopRehearsal()
+    devices.ringer.stopRehearsal()
     if wasWaiting { onChange() }
   }
 }

@@ -5,7 +5,7 @@ import PuckDevices
 /// `puckctl reader add|rm|list`: enrolling the remote readers (docs/DESIGN.md M1).
 extension RequestRouter {
   func addReader(_ name: String, key given: String?, client: ControlServer.Client) {
-    guard !remoteReaders.names.contains(name) else {
+    guard !devices.remoteReaders.names.contains(name) else {
       client.send(
         .failure(
           ControlFailure(
@@ -15,7 +15,7 @@ extension RequestRouter {
       return
     }
     do {
-      let key = try remoteReaders.enroll(name, key: given.flatMap(ReaderKey.init(hex:)))
+      let key = try devices.remoteReaders.enroll(name, key: given.flatMap(ReaderKey.init(hex:)))
       let mqtt = dock.settings.config.mqtt
       client.send(
         .success(
@@ -39,7 +39,7 @@ extension RequestRouter {
       return
     }
     do {
-      if try remoteReaders.remove(name) {
+      if try devices.remoteReaders.remove(name) {
         client.send(.success("reader \(name) removed; its key no longer ends a wake-up"))
       } else {
         client.send(
@@ -51,7 +51,7 @@ extension RequestRouter {
   }
 
   func listReaders(client: ControlServer.Client) {
-    let readers = remoteReaders.health
+    let readers = devices.remoteReaders.health
     guard !readers.isEmpty else {
       client.send(.success("no remote reader is enrolled (sudo puckctl reader add NAME)"))
       return

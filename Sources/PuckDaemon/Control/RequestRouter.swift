@@ -12,35 +12,22 @@ final class RequestRouter {
   let schedule: ScheduleKeeper
   let retry: StateRetry
   let status: StatusReporter
-  let readers: Readers
-  let remoteReaders: RemoteReaders
-  let pairing: PairingFlow
-  let rehearsal: RehearsalFlow
-  let overrides: OverrideFlow
-  let preflight: PreflightCheck
-  let awake: AwakeCheck
+  let devices: DockDevices
+  let flows: ControlFlows
   /// Where a simulated scan goes (pairing first, else the guards).
   var onScan: (TagUID, Bool) -> Void = { _, _ in }
 
   init(
-    dock: DockContext, enforcement: Enforcement,
-    schedule: ScheduleKeeper, retry: StateRetry,
-    status: StatusReporter, readers: Readers, remoteReaders: RemoteReaders, pairing: PairingFlow,
-    rehearsal: RehearsalFlow,
-    overrides: OverrideFlow, preflight: PreflightCheck, awake: AwakeCheck
+    dock: DockContext, enforcement: Enforcement, schedule: ScheduleKeeper, retry: StateRetry,
+    status: StatusReporter, devices: DockDevices, flows: ControlFlows
   ) {
-    self.preflight = preflight
-    self.awake = awake
     self.dock = dock
     self.enforcement = enforcement
     self.schedule = schedule
     self.retry = retry
     self.status = status
-    self.readers = readers
-    self.remoteReaders = remoteReaders
-    self.pairing = pairing
-    self.rehearsal = rehearsal
-    self.overrides = overrides
+    self.devices = devices
+    self.flows = flows
   }
 
   /// The role a peer holds: root (or, for a development daemon, the user it runs as), a member
@@ -80,7 +67,7 @@ final class RequestRouter {
     if held >= .member { retry.retry(before: command) }
     switch command {
     case .status:
-      readers.refreshProgress()
+      devices.readers.refreshProgress()
       client.send(ControlReply(ok: true, status: status.dockStatus()))
     case .alarmList:
       client.send(ControlReply(ok: true, alarms: status.alarmViews()))
@@ -95,20 +82,21 @@ final class RequestRouter {
     case .pause(let until): pauseDock(until: until, client: client)
     case .stop: stop(client: client)
     case .scan(let uid): scan(uid, client: client)
-    case .override: overrides.start(client: client)
-    case .overrideCancel: overrides.cancel(by: client)
-    case .pair(let timeout, let name): pairing.start(timeout: timeout, name: name, client: client)
-    case .unpair(let name, let confirmed): pairing.unpair(name: name, confirmed: confirmed, client: client)
+    case .override: flows.overrides.start(client: client)
+    case .overrideCancel: flows.overrides.cancel(by: client)
+    case .pair(let timeout, let name): flows.pairing.start(timeout: timeout, name: name, client: client)
+    case .unpair(let name, let confirmed):
+      flows.pairing.unpair(name: name, confirmed: confirmed, client: client)
     case .pucks:
       var reply = ControlReply(ok: true)
       reply.pucks = dock.state.pairing.pucks.map(PuckView.init)
       client.send(reply)
     case .test(let seconds, let scanSeconds):
-      rehearsal.start(seconds: seconds, scanSeconds: scanSeconds, client: client)
+      flows.rehearsal.start(seconds: seconds, scanSeconds: scanSeconds, client: client)
     case .acknowledge: acknowledge(client: client)
-    case .check: preflight.run(.request, client: client)
+    case .check: flows.preflight.run(.request, client: client)
     case .awake:
-      if awake.confirm() {
+      if flows.awake.confirm() {
         client.send(.success("thank you: the wake-up check is answered, have a good day"))
       } else {
         client.send(.failure(ControlFailure(.refused, "no wake-up check is waiting for an answer")))
@@ -135,8 +123,8 @@ final class RequestRouter {
   }
 
   private func stop(client: ControlServer.Client) {
-    if rehearsal.isRunning {
-      rehearsal.interrupt()
+    if flows.rehearsal.isRunning {
+      flows.rehearsal.interrupt()
       client.send(.success("rehearsal stopped"))
     } else if enforcement.machine.isRinging {
       enforcement.handle(.bypass)
@@ -163,7 +151,7 @@ final class RequestRouter {
     }
     Log.info("simulated scan of \(uid.masked)")
     let wasOpen = enforcement.guards.count
-    let wasPairing = pairing.isWaiting
+    let wasPairing = flows.pairing.isWaiting
     onScan(uid, true)
     if wasPairing || wasOpen == 0 {
       client.send(.success("scanned \(uid.masked)"))

@@ -30,10 +30,7 @@ final class PreflightCheck {
   static let answerLimit: Duration = .seconds(5)
 
   private let dock: DockContext
-  private let readers: Readers
-  private let remoteReaders: RemoteReaders
-  private let ringer: Ringer
-  private let lines: DockLines
+  private let devices: DockDevices
   private let schedule: ScheduleKeeper
   /// Ends the wait for answers (CLOCK_MONOTONIC).
   private let deadline: any LoopTimer
@@ -44,14 +41,10 @@ final class PreflightCheck {
   var onFinished: () -> Void = {}
 
   init(
-    dock: DockContext, readers: Readers, remoteReaders: RemoteReaders, ringer: Ringer, lines: DockLines,
-    schedule: ScheduleKeeper
+    dock: DockContext, devices: DockDevices, schedule: ScheduleKeeper
   ) throws(SystemError) {
     self.dock = dock
-    self.readers = readers
-    self.remoteReaders = remoteReaders
-    self.ringer = ringer
-    self.lines = lines
+    self.devices = devices
     self.schedule = schedule
     deadline = try dock.time.makeTimer(.monotonic)
   }
@@ -99,20 +92,21 @@ final class PreflightCheck {
   private func looksRecovered(_ part: PreflightReport.Part) -> Bool {
     switch part.name {
     // Also when the only failure was having no reader at all and a remote one was enrolled.
-    case "reader": return readers.health.map { $0.state == .ok } ?? !remoteReaders.names.isEmpty
+    case "reader":
+      return devices.readers.health.map { $0.state == .ok } ?? !devices.remoteReaders.names.isEmpty
     case "pairing": return dock.state.pairing.isPaired
-    case "audio": return ringer.health.state == .ok
+    case "audio": return devices.ringer.health.state == .ok
     default:
       guard part.name.hasPrefix("remote ") else { return false }
-      return remoteReaders.isOnline(String(part.name.dropFirst("remote ".count))) == true
+      return devices.remoteReaders.isOnline(String(part.name.dropFirst("remote ".count))) == true
     }
   }
 
   private func start(_ trigger: PreflightReport.Trigger, client: ControlServer.Client?, quiet: Bool) {
-    let readerAskedAt = readers.healthReports
-    let askedReader = readers.checkHealth()
-    let audioAskedAt = ringer.deviceChecks
-    let askedAudio = ringer.checkDevice()
+    let readerAskedAt = devices.readers.healthReports
+    let askedReader = devices.readers.checkHealth()
+    let audioAskedAt = devices.ringer.deviceChecks
+    let askedAudio = devices.ringer.checkDevice()
     pending = Pending(
       trigger: trigger, clients: client.map { [$0] } ?? [], readerAskedAt: askedReader ? readerAskedAt : nil,
       audioAskedAt: askedAudio ? audioAskedAt : nil, quiet: quiet)
@@ -129,8 +123,8 @@ final class PreflightCheck {
   /// A device answered: the check finishes once every device it asked has.
   func answered() {
     guard let pending else { return }
-    if let asked = pending.readerAskedAt, readers.healthReports == asked { return }
-    if let asked = pending.audioAskedAt, ringer.deviceChecks == asked { return }
+    if let asked = pending.readerAskedAt, devices.readers.healthReports == asked { return }
+    if let asked = pending.audioAskedAt, devices.ringer.deviceChecks == asked { return }
     finish()
   }
 
@@ -181,7 +175,7 @@ final class PreflightCheck {
     Log.warning(
       "pre-flight check (\(report.trigger.rawValue)) FAILED\(coming): "
         + report.failures.map(\.line).joined(separator: "; "))
-    if next != nil && !quiet { lines.buzzer.chirp(.checkFailed) }
+    if next != nil && !quiet { devices.lines.buzzer.chirp(.checkFailed) }
   }
 
   private static func names(_ parts: [PreflightReport.Part]) -> String {
@@ -197,8 +191,8 @@ final class PreflightCheck {
       parts.append(
         PreflightReport.Part(
           "reader", ok: true, "SIMULATED: scans come from 'puckctl scan'; nothing enforces"))
-    } else if let health = readers.health {
-      if let asked, readers.healthReports == asked {
+    } else if let health = devices.readers.health {
+      if let asked, devices.readers.healthReports == asked {
         parts.append(
           PreflightReport.Part(
             "reader", ok: false,
@@ -207,7 +201,7 @@ final class PreflightCheck {
         parts.append(PreflightReport.Part("reader", ok: health.state == .ok, health.detail))
       }
     }
-    parts += remoteReaders.check()
+    parts += devices.remoteReaders.check()
     if parts.isEmpty {
       parts.append(
         PreflightReport.Part(
@@ -225,10 +219,10 @@ final class PreflightCheck {
 
   /// The audio device as it answered the check (or as it plays, while ringing) and the sound.
   private func audioParts(asked: Int?) -> [PreflightReport.Part] {
-    let health = ringer.health
+    let health = devices.ringer.health
     let device = dock.settings.config.audio.device
     let audio: PreflightReport.Part
-    if let asked, ringer.deviceChecks == asked {
+    if let asked, devices.ringer.deviceChecks == asked {
       audio = PreflightReport.Part(
         "audio", ok: false, "\(device) did not answer within \(Self.answerLimit.components.seconds) s")
     } else {
@@ -248,7 +242,7 @@ final class PreflightCheck {
   }
 
   private func buzzerPart() -> PreflightReport.Part {
-    let health = DeviceHealth(.buzzer, lines.buzzer.health)
+    let health = DeviceHealth(.buzzer, devices.lines.buzzer.health)
     switch health.state {
     case .absent: return PreflightReport.Part("buzzer", ok: true, health.detail)
     case .ok: return PreflightReport.Part("buzzer", ok: true, "line held: \(health.detail)")

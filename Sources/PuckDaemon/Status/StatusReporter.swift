@@ -9,51 +9,21 @@ final class StatusReporter {
   private let dock: DockContext
   private let enforcement: Enforcement
   private let schedule: ScheduleKeeper
-  private let ringer: Ringer
-  private let readers: Readers
-  private let remoteReaders: RemoteReaders
+  private let devices: DockDevices
+  private let flows: ControlFlows
+  private var lastLine = ""
   /// Called with the status after every update (Home Assistant's state).
   var onUpdate: (DockStatus) -> Void = { _ in }
-  private let lines: DockLines
-  private let overrides: OverrideFlow
-  private let preflight: PreflightCheck
-  private let awake: AwakeCheck
-  private let notifier: SystemdNotifier
-  private var lastLine = ""
 
   init(
-    dock: DockContext, enforcement: Enforcement,
-    schedule: ScheduleKeeper,
-    ringer: Ringer, readers: Readers, remoteReaders: RemoteReaders, lines: DockLines, overrides: OverrideFlow,
-    preflight: PreflightCheck, awake: AwakeCheck, notifier: SystemdNotifier
+    dock: DockContext, enforcement: Enforcement, schedule: ScheduleKeeper, devices: DockDevices,
+    flows: ControlFlows
   ) {
-    self.preflight = preflight
-    self.awake = awake
     self.dock = dock
     self.enforcement = enforcement
     self.schedule = schedule
-    self.ringer = ringer
-    self.readers = readers
-    self.remoteReaders = remoteReaders
-    self.lines = lines
-    self.overrides = overrides
-    self.notifier = notifier
-  }
-
-  /// Every device as status and `puckctl test` show it, as last reported. A query: it changes
-  /// nothing (a stuck reader is found by `Readers.refreshProgress`).
-  func deviceHealth() -> [DeviceHealth] {
-    var readers = [self.readers.health].compactMap { $0 } + remoteReaders.health
-    if readers.isEmpty {
-      readers = [
-        DeviceHealth(
-          .reader, state: .fault,
-          detail:
-            "no reader: [reader] device = none and no remote reader is enrolled (sudo puckctl reader add NAME)"
-        )
-      ]
-    }
-    return readers + [ringer.health] + lines.health
+    self.devices = devices
+    self.flows = flows
   }
 
   func alarmViews() -> [AlarmView] {
@@ -74,16 +44,16 @@ final class StatusReporter {
       pending.isEmpty ? nil : StatusSnapshot.UnrecordedHistory(count: pending.count, error: failure)
     }
     return StatusSnapshot(
-      simulated: dock.settings.simulated, devices: deviceHealth(),
+      simulated: dock.settings.simulated, devices: devices.health(),
       pairedTag: dock.state.pairing.pucks.first?.uid.masked,
       pairingProblem: dock.state.pairing.problem,
       hasEnabledAlarm: dock.state.alarms.alarms.contains(where: \.enabled),
-      nextAlarm: next.map { StatusSnapshot.NextAlarm(id: $0.alarm.id, requiresPuck: $0.alarm.requiresPuck) },
+      nextAlarm: next?.alarm,
       clockSynchronized: dock.time.isSynchronized(), unreadableFiles: dock.state.files.unreadable.files,
       unrecordedHistory: unrecorded, stateProblems: dock.state.files.problems,
       configProblem: dock.settings.configProblem,
       soundProblem: dock.settings.soundProblem, timerProblem: schedule.timerProblem(next: next),
-      failedChecks: preflight.last?.failures.map(\.name) ?? [])
+      failedChecks: flows.preflight.last?.failures.map(\.name) ?? [])
   }
 
   /// Everything `puckctl status` shows, with the verdict and every reason against it; `next`
@@ -104,10 +74,12 @@ final class StatusReporter {
       },
       zone: dock.settings.zoneName, missedTotal: record.unacknowledgedMissedCount,
       reasonCodes: verdict.reasons)
-    status.overrideAt = overrides.closesAt
-    status.check = preflight.last
+    status.overrideAt = flows.overrides.closesAt
+    status.check = flows.preflight.last
     status.pucks = dock.state.pairing.pucks.map(PuckView.init)
-    status.awakeCheck = awake.state.map { DockStatus.AwakeCheckView(askAt: $0.askAt, answerBy: $0.answerBy) }
+    status.awakeCheck = flows.awake.state.map {
+      DockStatus.AwakeCheckView(askAt: $0.askAt, answerBy: $0.answerBy)
+    }
     let today = dock.settings.zone.localDateTime(at: dock.time.instant).date
     status.pausedUntil = dock.state.alarms.book.pausedUntil.flatMap { $0 > today ? $0 : nil }
     status.overrides = record.unacknowledgedOverrides.map {
@@ -119,15 +91,15 @@ final class StatusReporter {
   /// The one line `systemctl status` shows: "RINGING 06:30 alarm, retry 2 (bypass 2)" or
   /// "next alarm Mon 06:30".
   func statusLine(next known: (alarm: Alarm, at: Instant)?? = nil) -> String {
-    if let identity = ringer.ringing {
+    if let identity = devices.ringer.ringing {
       let bypasses = enforcement.guards.last(where: \.isRinging)?.bypassCount ?? 0
       return "RINGING \(identity.description) (bypass \(bypasses))"
     }
-    if let answerBy = awake.state?.answerBy {
+    if let answerBy = flows.awake.state?.answerBy {
       return
         "WAKE-UP CHECK: press the dock button or run 'puckctl awake' by \(dock.settings.describe(answerBy))"
     }
-    if let closesAt = overrides.closesAt {
+    if let closesAt = flows.overrides.closesAt {
       return "OVERRIDE counting down: the wake-ups close \(dock.settings.describe(closesAt)) without a scan"
     }
     if let open = enforcement.guards.first, let retry = open.retryAt {
@@ -138,7 +110,7 @@ final class StatusReporter {
       next.map { "next alarm \(dock.settings.describe($0.at)) (\($0.alarm.displayName))" }
       ?? "no alarm scheduled"
     if dock.settings.simulated { line += " — SIMULATED, not protected" }
-    if preflight.alertStanding(alarmAhead: next != nil), let failures = preflight.last?.failures {
+    if flows.preflight.alertStanding(alarmAhead: next != nil), let failures = flows.preflight.last?.failures {
       line = "CHECK FAILED (\(failures.map(\.name).joined(separator: ", "))) — " + line
     }
     return line
@@ -146,22 +118,22 @@ final class StatusReporter {
 
   /// Shows the verdict on the LED and tells systemd the status line when it changed.
   func update() {
-    readers.refreshProgress()
+    devices.readers.refreshProgress()
     // The next alarm once for the whole update: status, the LED and the line all read it.
     let next = schedule.nextAlarm()
     let status = dockStatus(next: next)
-    let alert = preflight.alertStanding(alarmAhead: next != nil) && !enforcement.isOpen
-    lines.showLED(steady: status.protected && !enforcement.isOpen, alert: alert)
+    let alert = flows.preflight.alertStanding(alarmAhead: next != nil) && !enforcement.isOpen
+    devices.lines.showLED(steady: status.protected && !enforcement.isOpen, alert: alert)
     onUpdate(status)
     let line = statusLine(next: next)
     guard line != lastLine else { return }
     lastLine = line
-    notifier.send("STATUS=\(line)")
+    dock.notifier.send("STATUS=\(line)")
   }
 
   /// Sends `READY=1` with the first status line.
   func ready() {
     lastLine = statusLine()
-    notifier.send("READY=1\nSTATUS=\(lastLine)")
+    dock.notifier.send("READY=1\nSTATUS=\(lastLine)")
   }
 }

@@ -13,9 +13,9 @@ public struct GPIOEdge: Hashable, Sendable {
   }
 
   /// Which way the level went.
-  public var kind: Kind
+  public let kind: Kind
   /// When the kernel saw it (`CLOCK_MONOTONIC` on Linux 5.7 and later).
-  public var timestamp: MonotonicInstant
+  public let timestamp: MonotonicInstant
 
   /// An edge of `kind` at `timestamp`.
   public init(_ kind: Kind, at timestamp: MonotonicInstant) {

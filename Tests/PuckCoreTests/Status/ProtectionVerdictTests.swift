@@ -14,7 +14,10 @@ import Testing
       DeviceHealth(.button, state: .absent, detail: "not configured (no [button] section)"),
       DeviceHealth(.led, state: .absent, detail: "not configured (no [led] section)"),
     ],
-    pairedTag: "…:3f:9a", hasEnabledAlarm: true, nextAlarm: .init(id: 1, requiresPuck: true),
+    pairedTag: "…:3f:9a", hasEnabledAlarm: true,
+    nextAlarm: .init(
+      id: 1, time: WallTime(hour: 6, minute: 30), recurrence: .weekly(Set(Weekday.allCases)),
+      requiresPuck: true),
     clockSynchronized: true)
 
   /// The reasons for `allGood` changed by `change`.
@@ -120,7 +123,12 @@ import Testing
   }
 
   @Test func nextAlarmWithoutPuck() {
-    #expect(reasons { $0.nextAlarm = .init(id: 7, requiresPuck: false) } == [.nextAlarmWithoutPuck(alarm: 7)])
+    #expect(
+      reasons {
+        $0.nextAlarm = .init(
+          id: 7, time: WallTime(hour: 6, minute: 30), recurrence: .weekly(Set(Weekday.allCases)),
+          requiresPuck: false)
+      } == [.nextAlarmWithoutPuck(alarm: 7)])
     #expect(
       ProtectionReason.nextAlarmWithoutPuck(alarm: 7).text
         == "the next alarm (7) does not require the puck (--no-puck)")
@@ -172,7 +180,9 @@ import Testing
       Self.set(.audio, .fault, "gone", in: &$0)
       $0.timerProblem = "not armed"
       $0.failedChecks = ["clock"]
-      $0.nextAlarm = .init(id: 3, requiresPuck: false)
+      $0.nextAlarm = .init(
+        id: 3, time: WallTime(hour: 6, minute: 30), recurrence: .weekly(Set(Weekday.allCases)),
+        requiresPuck: false)
       $0.clockSynchronized = false
     }
     #expect(
