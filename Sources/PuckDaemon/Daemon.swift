@@ -70,14 +70,14 @@ public final class Daemon {
     remoteReaders = RemoteReaders(dock: dock, makeRemote: environment.makeRemoteReader)
     let devices = DockDevices(ringer: ringer, readers: readers, remoteReaders: remoteReaders, lines: lines)
     homeAssistant = HomeAssistantBridge(dock: dock)
-    enforcement = try Enforcement(dock: dock, ringer: ringer, lines: lines)
+    enforcement = try Enforcement(dock: dock, devices: devices)
     missed = MissedRecorder(dock: dock)
     awake = try AwakeCheck(dock: dock, enforcement: enforcement, lines: lines)
     schedule = try ScheduleKeeper(dock: dock, enforcement: enforcement, missed: missed)
     retry = try StateRetry(dock: dock, enforcement: enforcement, schedule: schedule, missed: missed)
     overrides = OverrideFlow(dock: dock, enforcement: enforcement)
     preflight = try PreflightCheck(dock: dock, devices: devices, schedule: schedule)
-    pairingFlow = PairingFlow(dock: dock, enforcement: enforcement)
+    pairingFlow = PairingFlow(dock: dock) { [unowned enforcement] in enforcement.isOpen }
     rehearsal = RehearsalFlow(dock: dock, devices: devices)
     let flows = ControlFlows(
       pairing: pairingFlow, rehearsal: rehearsal, overrides: overrides, preflight: preflight, awake: awake)

@@ -7,18 +7,12 @@ import PuckSystem
 /// stops it; a scan meanwhile ends the wake-up as usual and the override with it. Nothing is
 /// kept on disk: a restart during the delay leaves the wake-up open, the safe direction.
 final class OverrideFlow {
-  private struct Session {
-    let client: ControlServer.Client
-    let timer: any LoopTimer
-    let closesAt: Instant
-  }
-
   private let dock: DockContext
   private let enforcement: Enforcement
-  /// The override counting down, if any.
-  private var session: Session?
+  /// The override counting down, if any, and when it closes the wake-ups.
+  private var session: ClientSession<Instant>?
   /// When the override counting down closes the wake-ups.
-  var closesAt: Instant? { session?.closesAt }
+  var closesAt: Instant? { session?.detail }
   /// Called when an override starts, ends or is cancelled (status).
   var onChange: () -> Void = {}
 
@@ -48,7 +42,7 @@ final class OverrideFlow {
         .failure(
           ControlFailure(
             .refused,
-            "an override is already counting down (it closes the wake-ups \(dock.settings.describe(current.closesAt))); "
+            "an override is already counting down (it closes the wake-ups \(dock.settings.describe(current.detail))); "
               + "sudo puckctl override --cancel stops it")))
       return
     }
@@ -62,11 +56,10 @@ final class OverrideFlow {
       return
     }
     do {
-      let timer = try dock.time.makeTimer(.monotonic)
-      try timer.arm(after: delay)
-      try dock.loop.watch(timer) { [unowned self] _ in self.delayPassed() }
       let closesAt = dock.time.instant.adding(delay)
-      session = Session(client: client, timer: timer, closesAt: closesAt)
+      session = try ClientSession(client: client, detail: closesAt, dock: dock, after: delay) {
+        [unowned self] in self.delayPassed()
+      }
       client.send(
         .progress(
           "the ring goes on; every open wake-up closes WITHOUT a scan \(dock.settings.describe(closesAt)) (in \(delay)). "
@@ -125,7 +118,7 @@ final class OverrideFlow {
   private func end(_ reply: ControlReply?) {
     guard let current = session else { return }
     session = nil
-    dock.loop.unwatch(current.timer.fd)
+    current.end()
     if let reply, !current.client.isClosed { current.client.send(reply) }
     onChange()
   }

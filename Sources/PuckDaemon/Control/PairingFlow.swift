@@ -6,32 +6,31 @@ import PuckSystem
 /// and adds it to the pucks under a name (P6). Refused while a wake-up is open (P3); a
 /// wake-up that opens meanwhile cancels it, and the scans belong to the wake-up then.
 final class PairingFlow {
-  /// A `puckctl pair` in progress.
-  private struct Session {
-    let client: ControlServer.Client
-    let timer: any LoopTimer
+  /// What a `puckctl pair` in progress keeps: the name the puck gets, and the tag seen first
+  /// (pairing takes the same tag twice).
+  private struct Enrolment {
     let name: String
     var first: TagUID?
   }
 
   private let dock: DockContext
-  private let enforcement: Enforcement
-  private var session: Session?
+  /// Whether a wake-up is open: pairing is refused then (docs/DESIGN.md P3).
+  private let wakeUpIsOpen: () -> Bool
+  /// The pairing waiting for a tag, if any.
+  private var session: ClientSession<Enrolment>?
   /// Called when a pairing starts or ends, or the pairing changed (reader polling, status).
   var onChange: () -> Void = {}
 
-  init(
-    dock: DockContext, enforcement: Enforcement
-  ) {
+  init(dock: DockContext, wakeUpIsOpen: @escaping () -> Bool) {
     self.dock = dock
-    self.enforcement = enforcement
+    self.wakeUpIsOpen = wakeUpIsOpen
   }
 
   /// Whether a pairing waits for a tag (then the reader polls and scans come here).
   var isWaiting: Bool { session != nil }
 
   func start(timeout: Int, name given: String?, client: ControlServer.Client) {
-    guard !enforcement.isOpen else {
+    guard !wakeUpIsOpen() else {
       client.send(
         .failure(
           ControlFailure(
@@ -59,12 +58,11 @@ final class PairingFlow {
       return
     }
     do {
-      let timer = try dock.time.makeTimer(.monotonic)
-      try timer.arm(after: .seconds(timeout))
-      try dock.loop.watch(timer) { [unowned self] _ in
+      session = try ClientSession(
+        client: client, detail: Enrolment(name: name), dock: dock, after: .seconds(timeout)
+      ) { [unowned self] in
         self.finish(.failure(ControlFailure(.failed, "no tag seen within \(timeout) s; nothing paired")))
       }
-      session = Session(client: client, timer: timer, name: name, first: nil)
       onChange()
       Log.info("pairing: waiting for a tag (\(timeout) s) to pair as '\(name)'")
       let source = dock.settings.simulated ? " (simulated: send it with puckctl scan UID)" : ""
@@ -76,7 +74,7 @@ final class PairingFlow {
 
   /// A wake-up opened: a waiting pairing ends with a refusal.
   func wakeUpOpened() {
-    guard session != nil, enforcement.isOpen else { return }
+    guard session != nil, wakeUpIsOpen() else { return }
     cancel(because: "an alarm started ringing; pairing is refused until the wake-up is over")
   }
 
@@ -88,7 +86,7 @@ final class PairingFlow {
   /// A scan while the pairing waits.
   func scanned(_ uid: TagUID, fresh: Bool) {
     guard var current = session else { return }
-    guard !enforcement.isOpen else {
+    guard !wakeUpIsOpen() else {
       cancel(because: "a wake-up is open; pairing is refused until it is ended with the paired tag")
       return
     }
@@ -98,8 +96,8 @@ final class PairingFlow {
       current.client.send(.progress("\(error) — present a tag"))
       return
     }
-    guard let first = current.first else {
-      current.first = uid
+    guard let first = current.detail.first else {
+      current.detail.first = uid
       session = current
       current.client.send(.progress("got \(uid.masked); lift it and present the same tag again to confirm"))
       return
@@ -118,7 +116,7 @@ final class PairingFlow {
       return
     }
     let puck = PairedTag(
-      uid: uid, pairedAt: dock.time.instant, name: current.name, lastSeen: dock.time.instant)
+      uid: uid, pairedAt: dock.time.instant, name: current.detail.name, lastSeen: dock.time.instant)
     do {
       try dock.state.pairing.add(puck)
     } catch {
@@ -136,7 +134,7 @@ final class PairingFlow {
   private func finish(_ reply: ControlReply) {
     guard let current = session else { return }
     session = nil
-    dock.loop.unwatch(current.timer.fd)
+    current.end()
     if !current.client.isClosed { current.client.send(reply) }
     onChange()
   }
@@ -144,7 +142,7 @@ final class PairingFlow {
   /// Forgets the puck `name` (the only one when nil). The last puck, while an enabled alarm
   /// needs one, goes only `confirmed`: after it nothing ends a wake-up but an override.
   func unpair(name given: String?, confirmed: Bool, client: ControlServer.Client) {
-    guard !enforcement.isOpen else {
+    guard !wakeUpIsOpen() else {
       client.send(
         .failure(
           ControlFailure(

@@ -11,15 +11,10 @@ final class RehearsalFlow {
     case waitingForScan(seconds: Int)
   }
 
-  private struct Session {
-    let client: ControlServer.Client
-    let timer: any LoopTimer
-    var phase: Phase
-  }
-
   private let dock: DockContext
   private let devices: DockDevices
-  private var session: Session?
+  /// The rehearsal going on, if any, and its phase.
+  private var session: ClientSession<Phase>?
   /// Called when the rehearsal starts or stops waiting for a scan (reader polling).
   var onChange: () -> Void = {}
 
@@ -32,7 +27,7 @@ final class RehearsalFlow {
 
   /// Whether it waits for a scan (then the reader polls and scans come here).
   var isWaitingForScan: Bool {
-    if case .waitingForScan? = session?.phase { return true }
+    if case .waitingForScan? = session?.detail { return true }
     return false
   }
 
@@ -42,10 +37,9 @@ final class RehearsalFlow {
       return
     }
     do {
-      let timer = try dock.time.makeTimer(.monotonic)
-      try timer.arm(after: .seconds(seconds))
-      try dock.loop.watch(timer) { [unowned self] _ in self.timerFired() }
-      session = Session(client: client, timer: timer, phase: .ringing(scanSeconds: scanSeconds))
+      session = try ClientSession(
+        client: client, detail: .ringing(scanSeconds: scanSeconds), dock: dock, after: .seconds(seconds)
+      ) { [unowned self] in self.timerFired() }
       Log.info("rehearsal: ringing for \(seconds) s")
       devices.ringer.startRehearsal()
     } catch {
@@ -55,15 +49,15 @@ final class RehearsalFlow {
 
   private func timerFired() {
     guard let current = session else { return }
-    switch current.phase {
+    switch current.detail {
     case .ringing(let scanSeconds):
       devices.ringer.stopRehearsal()
       guard scanSeconds > 0, !current.client.isClosed else {
         finish(puck: nil)
         return
       }
-      try? current.timer.arm(after: .seconds(scanSeconds))
-      session?.phase = .waitingForScan(seconds: scanSeconds)
+      try? current.extend(after: .seconds(scanSeconds))
+      session?.detail = .waitingForScan(seconds: scanSeconds)
       current.client.send(.progress("scan your puck now… (\(scanSeconds) s)"))
       onChange()
     case .waitingForScan(let seconds):
@@ -133,10 +127,10 @@ final class RehearsalFlow {
         : .success((["rehearsal done:"] + lines).joined(separator: "\n")))
   }
 
-  private func end(_ current: Session) {
+  private func end(_ current: ClientSession<Phase>) {
     let wasWaiting = isWaitingForScan
     session = nil
-    dock.loop.unwatch(current.timer.fd)
+    current.end()
     devices.ringer.stopRehearsal()
     if wasWaiting { onChange() }
   }

@@ -10,8 +10,8 @@ import PuckSystem
 /// retries armed in this run, so a clock step does not move them.
 final class Enforcement {
   private let dock: DockContext
-  private let ringer: Ringer
-  private let lines: DockLines
+  /// The ring, and the buzzer's wrong-puck chirp.
+  private let devices: DockDevices
   private(set) var machine = WakeGuardMachine()
   /// CLOCK_BOOTTIME deadlines of the retries armed by a bypass in this run, by guard ID.
   private var retryDeadlines: [String: Int64] = [:]
@@ -31,12 +31,9 @@ final class Enforcement {
   /// Called with each history entry as it is recorded (the wake-up check follows scans).
   var onHistory: (HistoryEntry) -> Void = { _ in }
 
-  init(
-    dock: DockContext, ringer: Ringer, lines: DockLines
-  ) throws(SystemError) {
+  init(dock: DockContext, devices: DockDevices) throws(SystemError) {
     self.dock = dock
-    self.ringer = ringer
-    self.lines = lines
+    self.devices = devices
     ringTimer = try dock.time.makeTimer(.monotonic)
   }
 
@@ -96,10 +93,10 @@ final class Enforcement {
       save()
     case .startRing(let identity):
       willRing()
-      ringer.ring(identity)
+      devices.ringer.ring(identity)
       onEvent(.fired)
     case .stopRing:
-      ringer.silence()
+      devices.ringer.silence()
       onEvent(.silenced)
     case .armRingTimeout(let duration):
       do {
@@ -121,7 +118,7 @@ final class Enforcement {
     case .wrongTag(let uid):
       Log.notice("wrong puck \(uid.masked): this is not the paired tag")
       onEvent(.wrongTag)
-      lines.buzzer.chirpWrongPuck()
+      devices.lines.buzzer.chirpWrongPuck()
     case .tagNotFresh(let uid):
       Log.notice("tag \(uid.masked) was already on the reader; lift it and present it again")
     }

@@ -40,13 +40,11 @@ final class PreflightCheck {
   /// A check finished (status, LED, `STATUS=`).
   var onFinished: () -> Void = {}
 
-  init(
-    dock: DockContext, devices: DockDevices, schedule: ScheduleKeeper
-  ) throws(SystemError) {
+  init(dock: DockContext, devices: DockDevices, schedule: ScheduleKeeper) throws(SystemError) {
+    deadline = try dock.time.makeTimer(.monotonic)
     self.dock = dock
     self.devices = devices
     self.schedule = schedule
-    deadline = try dock.time.makeTimer(.monotonic)
   }
 
   func watch(on loop: EventLoop<LoopMessage>) throws(SystemError) {
