@@ -59,6 +59,15 @@ public struct CommandOption: Hashable, Sendable {
   public let name: String
   /// What it takes.
   public let value: Value
+
+  /// `--json`: the answer as JSON, for scripts (status, alarm list, history, check, reader list).
+  static let json = CommandOption(name: "json", value: .flag)
+  /// The options `alarm add` and `alarm edit` share: the days, the date of a one-shot, the label,
+  /// and that any stop ends the alarm.
+  static let days = CommandOption(name: "days", value: .days)
+  static let date = CommandOption(name: "date", value: .date)
+  static let label = CommandOption(name: "label", value: .label)
+  static let noPuck = CommandOption(name: "no-puck", value: .flag)
 }
 
 /// The positional argument a command takes, if any.

@@ -110,8 +110,7 @@ extension CommandName {
     switch self {
     case .status:
       return CommandSpec(
-        name: self, words: ["status"], role: .anyone, operand: nil,
-        options: [CommandOption(name: "json", value: .flag)],
+        name: self, words: ["status"], role: .anyone, operand: nil, options: [.json],
         synopsis: "status [--json]", summary: "is the dock protected? next alarm, wake-ups, devices",
         help: """
           usage: puckctl status [--json]
@@ -147,7 +146,7 @@ extension CommandName {
     case .pucks:
       return CommandSpec(
         name: self, words: ["pucks"], role: .anyone, operand: nil,
-        options: [CommandOption(name: "json", value: .flag)],
+        options: [.json],
         synopsis: "pucks [--json]", summary: "the paired pucks, and when each was last seen",
         help:
           "usage: puckctl pucks [--json]\nLists the paired pucks: name, tag (masked), when paired, when last seen."
@@ -155,17 +154,13 @@ extension CommandName {
     case .alarmAdd:
       return CommandSpec(
         name: self, words: ["alarm", "add"], role: .member, operand: .time,
-        options: [
-          CommandOption(name: "days", value: .days), CommandOption(name: "date", value: .date),
-          CommandOption(name: "label", value: .label),
-          CommandOption(name: "no-puck", value: .flag),
-        ],
+        options: [.days, .date, .label, .noPuck],
         synopsis: "alarm add HH:MM [...]", summary: "add an alarm (see 'puckctl alarm --help')",
         help: CommandTable.alarmHelp)
     case .alarmList:
       return CommandSpec(
         name: self, words: ["alarm", "list"], role: .anyone, operand: nil,
-        options: [CommandOption(name: "json", value: .flag)], synopsis: "alarm list [--json]",
+        options: [.json], synopsis: "alarm list [--json]",
         summary: "the alarms and when each rings next", help: CommandTable.alarmHelp)
     case .alarmRemove:
       return alarmChange(["alarm", "rm"], summary: "remove an alarm")
@@ -179,10 +174,8 @@ extension CommandName {
       return CommandSpec(
         name: self, words: ["alarm", "edit"], role: .member, operand: .alarmID,
         options: [
-          CommandOption(name: "time", value: .time), CommandOption(name: "days", value: .days),
-          CommandOption(name: "date", value: .date),
-          CommandOption(name: "label", value: .label), CommandOption(name: "puck", value: .flag),
-          CommandOption(name: "no-puck", value: .flag),
+          CommandOption(name: "time", value: .time), .days, .date, .label,
+          CommandOption(name: "puck", value: .flag), .noPuck,
         ],
         synopsis: "alarm edit ID [...]", summary: "change an alarm's time, days, date, label or puck",
         help: CommandTable.alarmHelp)
@@ -211,7 +204,7 @@ extension CommandName {
     case .check:
       return CommandSpec(
         name: self, words: ["check"], role: .member, operand: nil,
-        options: [CommandOption(name: "json", value: .flag)],
+        options: [.json],
         synopsis: "check [--json]", summary: "pre-flight check: read back what the next alarm needs",
         help: """
           usage: puckctl check [--json]

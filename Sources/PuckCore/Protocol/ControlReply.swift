@@ -85,6 +85,12 @@ public struct AlarmView: Hashable, Sendable, Codable {
 
 /// The health of one device, as status and `puckctl test` show it.
 public struct DeviceHealth: Hashable, Sendable, Codable {
+  /// `reader`, `audio`, `buzzer`, `button`, `led`: a `DockDevice`'s raw value (see `device`).
+  public var name: String
+  public var state: State
+  /// What it is or what went wrong ("PN532 v1.6 on pn532_uart:/dev/serial0", "cannot open 'default': No such device").
+  public var detail: String
+
   /// Where the device stands.
   public enum State: String, Hashable, Sendable, Codable {
     /// Present and answering.
@@ -96,12 +102,6 @@ public struct DeviceHealth: Hashable, Sendable, Codable {
     /// Stands in for real hardware (`--simulate`).
     case simulated
   }
-
-  /// `reader`, `audio`, `buzzer`, `button`, `led`: a `DockDevice`'s raw value (see `device`).
-  public var name: String
-  public var state: State
-  /// What it is or what went wrong ("PN532 v1.6 on pn532_uart:/dev/serial0", "cannot open 'default': No such device").
-  public var detail: String
 }
 
 /// An open wake-up, as status shows it.

@@ -10,18 +10,6 @@
 /// `boot`, a counter and the sender's clock, so a copy sent again, a stale one, or one from a
 /// device without the key is refused (`RemoteSequence`, `RemoteFrame`).
 public struct RemoteMessage: Hashable, Sendable, Codable {
-  /// What the message says.
-  public enum Kind: String, Hashable, Sendable, Codable {
-    /// Node → dock: a tag arrived on the reader (`uid`, `fresh`).
-    case arrived
-    /// Node → dock: the tag was taken away.
-    case removed
-    /// Node → dock: the reader's health (`state`, `detail`); also the node's heartbeat.
-    case health
-    /// Dock → node: whether this dock wants the reader polling (`poll`), from `dock`.
-    case want
-  }
-
   /// The reader's enrolled name (`kitchen`): the key that signs the message is this reader's.
   public var reader: String
   /// Random per start of the sender (hex): counters start again at 1 with a new boot.
@@ -51,6 +39,18 @@ public struct RemoteMessage: Hashable, Sendable, Codable {
     self.seq = seq
     self.sentAt = sentAt
     self.kind = kind
+  }
+
+  /// What the message says.
+  public enum Kind: String, Hashable, Sendable, Codable {
+    /// Node → dock: a tag arrived on the reader (`uid`, `fresh`).
+    case arrived
+    /// Node → dock: the tag was taken away.
+    case removed
+    /// Node → dock: the reader's health (`state`, `detail`); also the node's heartbeat.
+    case health
+    /// Dock → node: whether this dock wants the reader polling (`poll`), from `dock`.
+    case want
   }
 }
 
