@@ -71,15 +71,15 @@ struct OccurrenceIterator: IteratorProtocol {
     time: WallTime, recurrence: Recurrence, after: Instant, zone: ZoneRules, skipping: LocalDate?,
     pausedBefore: LocalDate? = nil
   ) {
+    // Start two days early: a date's occurrence can land up to a day later than its wall-clock
+    // time (a skipped whole day), and must still be found.
+    date = zone.localDateTime(at: after).date.adding(days: -2)
+    latest = after
     self.time = time
     self.recurrence = recurrence
     self.zone = zone
     self.skipping = skipping
     self.pausedBefore = pausedBefore
-    self.latest = after
-    // Start two days early: a date's occurrence can land up to a day later than its wall-clock
-    // time (a skipped whole day), and must still be found.
-    self.date = zone.localDateTime(at: after).date.adding(days: -2)
   }
 
   private func isPaused(_ date: LocalDate) -> Bool {

@@ -129,21 +129,21 @@ public enum DocumentError: Error, Hashable, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .empty:
-      return "the file is empty (cut short, perhaps by a power loss)"
+      "the file is empty (cut short, perhaps by a power loss)"
     case .notJSON:
-      return "the file is not valid JSON (cut short or overwritten)"
+      "the file is not valid JSON (cut short or overwritten)"
     case .missingSchemaVersion:
-      return "the file has no schemaVersion, so it was not written by puckd"
+      "the file has no schemaVersion, so it was not written by puckd"
     case .newerSchemaVersion(let found, let newest):
-      return "the file is in format version \(found), written by a newer puckd; this one reads up to "
+      "the file is in format version \(found), written by a newer puckd; this one reads up to "
         + "version \(newest)"
     case .olderSchemaVersion(let found, let oldest):
-      return "the file is in format version \(found), from an old puckd; this one reads version "
+      "the file is in format version \(found), from an old puckd; this one reads version "
         + "\(oldest) or later"
     case .badPayload(let detail):
-      return "the file's content is not valid: \(detail)"
+      "the file's content is not valid: \(detail)"
     case .unencodable(let detail):
-      return "could not encode the data: \(detail)"
+      "could not encode the data: \(detail)"
     }
   }
 }

@@ -23,15 +23,6 @@ public struct StateProblem: Hashable, Sendable, Codable, CustomStringConvertible
   /// When the problem was found.
   public var detectedAt: Instant
 
-  /// A problem record.
-  public init(file: String, reason: String, keptAs: String?, fallback: Fallback, detectedAt: Instant) {
-    self.file = file
-    self.reason = reason
-    self.keptAs = keptAs
-    self.fallback = fallback
-    self.detectedAt = detectedAt
-  }
-
   /// `alarms.json could not be read: … ; kept as alarms.json.corrupt-…; using the last good copy`.
   public var description: String {
     var text = "\(file) could not be read: \(reason)"
@@ -42,6 +33,15 @@ public struct StateProblem: Hashable, Sendable, Codable, CustomStringConvertible
     case .readableParts: text += "; using the readable parts"
     }
     return text
+  }
+
+  /// A problem record.
+  public init(file: String, reason: String, keptAs: String?, fallback: Fallback, detectedAt: Instant) {
+    self.file = file
+    self.reason = reason
+    self.keptAs = keptAs
+    self.fallback = fallback
+    self.detectedAt = detectedAt
   }
 }
 

@@ -8,18 +8,11 @@ public struct ALSAError: Error, Sendable, Hashable, CustomStringConvertible {
   public let code: Int32
   /// The alsa-lib function that failed, e.g. `snd_pcm_open`.
   public let function: String
-  /// `snd_strerror(code)`, e.g. "No such file or directory".
-  public let message: String
   /// alsa-lib's own diagnostic for the call, e.g. "cannot find card '0'" (nil when it printed none).
-  public let detail: String?
+  public var detail: String?
 
-  /// Wraps a negative return code of `function`, looking up its text with `snd_strerror`.
-  public init(code: Int32, function: String, detail: String? = nil) {
-    self.code = code
-    self.function = function
-    self.message = String(cString: snd_strerror(code))
-    self.detail = detail
-  }
+  /// `snd_strerror(code)`, e.g. "No such file or directory".
+  public var message: String { String(cString: snd_strerror(code)) }
 
   /// One line for the log and for status.
   public var description: String {

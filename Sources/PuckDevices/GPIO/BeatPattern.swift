@@ -14,13 +14,6 @@ public struct BeatPattern: Hashable, Sendable {
   /// How many beats; nil repeats for ever.
   public var beats: Int?
 
-  /// A pattern of `beats` beats (nil: for ever) of `on` then `off`.
-  public init(on: Duration, off: Duration, beats: Int? = nil) {
-    self.on = on
-    self.off = off
-    self.beats = beats
-  }
-
   /// The ring pattern `[buzzer]` configures, repeated until stopped.
   public static func ring(_ settings: BuzzerSettings) -> BeatPattern {
     BeatPattern(on: settings.on, off: settings.off)

@@ -33,21 +33,18 @@ public enum LEDIndication: Hashable, Sendable, CustomStringConvertible {
 /// Synchronisation: `Sendable` without `@unchecked`; the line and the indication live in a
 /// `TimedOutput`, behind its `Mutex`, and the line is only touched while it is held.
 public final class StatusLED: Sendable {
-  /// The configuration; nil when there is no `[led]` section.
-  public let settings: GPIOLineSettings?
   /// The line, its timing, and what it shows.
   private let line: TimedOutput<LEDIndication>
 
   /// The consumer label `gpioinfo` shows for the LED's line.
   public static let consumer = "puckd-led"
 
-  /// A LED on its line, dark at once. Without `clock`, the daemon's LED: the system's monotonic
+  /// A LED on the line `settings` names (nil: no `[led]` section, nothing to drive), dark at once. Without `clock`, the daemon's LED: the system's monotonic
   /// clock and a timing thread of its own; with one, its caller calls `step()` at each deadline.
   public init(
     settings: GPIOLineSettings?, clock: (any MonotonicClock)? = nil,
     openLine: @escaping GPIOOutputOpener = GPIOLineRequest.outputOpener(consumer: consumer)
   ) {
-    self.settings = settings
     line = TimedOutput(line: settings, mode: .off, clock: clock, openLine: openLine)
   }
 
