@@ -17,26 +17,14 @@ extension PN532Emulator {
         pty?.close()
         pty = next
         decoder = HSUFrameDecoder()
-        shared.withLock {
-          $0.chip = PN532Chip(tags: $0.chip.tags)
-          $0.lastResponse = []
-          $0.ptyPath = next.path
-          $0.request = nil
-        }
+        shared.withLock { $0.adopted(next.path) }
       case .close?:
         pty?.close()
         pty = nil
-        shared.withLock {
-          $0.ptyPath = nil
-          $0.request = nil
-        }
+        shared.withLock { $0.closed() }
       case .stop?:
         pty?.close()
-        shared.withLock {
-          $0.ptyPath = nil
-          $0.stopped = true
-          $0.request = nil
-        }
+        shared.withLock { $0.stop() }
         return
       case nil:
         break
@@ -47,13 +35,7 @@ extension PN532Emulator {
       }
       // A command that waits (a listing until a tag comes, InAutoPoll's rounds) answers when
       // the field changes or at its next round boundary.
-      let (due, byteDelay) = shared.withLock { state in
-        (
-          state.silent
-            ? nil : state.chip.resume(at: Self.now()).map { Self.frame($0, code: state.pendingCode, &state) },
-          state.byteDelay
-        )
-      }
+      let (due, byteDelay) = shared.withLock { ($0.resumed(at: Self.now()), $0.byteDelay) }
       if let due { send(due, to: current.master, byteDelay: byteDelay) }
       let nextCheck = shared.withLock { $0.chip.nextCheck }
       var timeout: Int32 = 20
@@ -71,7 +53,7 @@ extension PN532Emulator {
         continue
       }
       for frame in decoder.feed(buffer[0..<count]) {
-        let (output, byteDelay) = shared.withLock { (Self.answer(frame, &$0), $0.byteDelay) }
+        let (output, byteDelay) = shared.withLock { ($0.answer(frame, at: Self.now()), $0.byteDelay) }
         send(output, to: current.master, byteDelay: byteDelay)
       }
     }
@@ -87,41 +69,6 @@ extension PN532Emulator {
       writeAll([byte], to: descriptor)
       var interval = byteDelay.waitTimespec
       nanosleep(&interval, nil)
-    }
-  }
-
-  /// The response frame for the chip's answer to the command `code`, kept for a NACK.
-  private static func frame(_ reply: PN532Chip.Reply, code: UInt8, _ state: inout SharedState) -> [UInt8] {
-    let response: [UInt8]
-    switch reply {
-    case .response(let data): response = HSUFrame.information([code &+ 1] + data, tfi: HSUFrame.chipToHost)
-    case .syntaxError: response = HSUFrame.syntaxError
-    case .waiting: return []
-    }
-    state.lastResponse = response
-    return response
-  }
-
-  /// What the chip sends back for one host frame: an ACK and the response, the last response
-  /// again for a NACK, nothing while silent or for an ACK (nothing runs long enough to abort).
-  private static func answer(_ frame: HostFrame, _ state: inout SharedState) -> [UInt8] {
-    switch frame {
-    case .command(let bytes):
-      if let code = bytes.first { state.counts[code, default: 0] += 1 }
-      guard !state.silent else { return [] }
-      state.pendingCode = bytes[0]
-      return HSUFrame.ack + Self.frame(state.chip.handle(bytes, at: now()), code: bytes[0], &state)
-    case .ack:
-      // An ACK from the host aborts a command still going on.
-      state.acks += 1
-      state.chip.abort()
-      return []
-    case .nack:
-      state.nacks += 1
-      return state.silent ? [] : state.lastResponse
-    case .damaged:
-      state.damaged += 1
-      return []
     }
   }
 

@@ -53,6 +53,69 @@ public final class PN532Emulator: Sendable {
     var ptyPath: String?
     var request: Request?
     var stopped = false
+
+    /// The read thread took the new pseudo-terminal at `path`: the chip starts over in its
+    /// power-on state, keeping the tags and the counters.
+    mutating func adopted(_ path: String) {
+      chip = PN532Chip(tags: chip.tags)
+      lastResponse = []
+      ptyPath = path
+      request = nil
+    }
+
+    /// The read thread closed its pseudo-terminal.
+    mutating func closed() {
+      ptyPath = nil
+      request = nil
+    }
+
+    /// The read thread ends.
+    mutating func stop() {
+      closed()
+      stopped = true
+    }
+
+    /// The answer of a command that waited (a listing until a tag comes, InAutoPoll's rounds),
+    /// when it is due at `now`; nil while silent or not yet due.
+    mutating func resumed(at now: Duration) -> [UInt8]? {
+      guard !silent, let reply = chip.resume(at: now) else { return nil }
+      return response(reply, code: pendingCode)
+    }
+
+    /// What the chip sends back for one host frame: an ACK and the response, the last response
+    /// again for a NACK, nothing while silent or for an ACK (nothing runs long enough to abort).
+    mutating func answer(_ frame: HostFrame, at now: Duration) -> [UInt8] {
+      switch frame {
+      case .command(let bytes):
+        if let code = bytes.first { counts[code, default: 0] += 1 }
+        guard !silent else { return [] }
+        pendingCode = bytes[0]
+        return HSUFrame.ack + response(chip.handle(bytes, at: now), code: bytes[0])
+      case .ack:
+        // An ACK from the host aborts a command still going on.
+        acks += 1
+        chip.abort()
+        return []
+      case .nack:
+        nacks += 1
+        return silent ? [] : lastResponse
+      case .damaged:
+        damaged += 1
+        return []
+      }
+    }
+
+    /// The response frame for the chip's answer to the command `code`, kept for a NACK.
+    private mutating func response(_ reply: PN532Chip.Reply, code: UInt8) -> [UInt8] {
+      let response: [UInt8]
+      switch reply {
+      case .response(let data): response = HSUFrame.information([code &+ 1] + data, tfi: HSUFrame.chipToHost)
+      case .syntaxError: response = HSUFrame.syntaxError
+      case .waiting: return []
+      }
+      lastResponse = response
+      return response
+    }
   }
 
   /// Opens a pseudo-terminal, points `linkPath` (when given) at it, and starts answering.
