@@ -15,6 +15,8 @@ final class ManualDock {
   let bench = DeviceBench()
   /// The GPIO lines (set before `start`): none unless the config has their sections.
   var gpio = GPIOOpeners()
+  /// The daemon's environment variables (set before `start`): `NOTIFY_SOCKET`, say.
+  var variables: [String: String] = [:]
   private(set) var daemon: Daemon?
   private let simulate: Bool
 
@@ -76,7 +78,7 @@ final class ManualDock {
       simulate: simulate)
     let bench = self.bench
     let environment = DaemonEnvironment(
-      variables: [:], time: clock,
+      variables: variables, time: clock,
       makeReader: { bench.makeReader($0, $1) }, makeAudio: { bench.makeAudio($0, $1) },
       zones: ZoneInfoDirectory(root: "/usr/share/zoneinfo", localtimePath: localtime), signals: [])
     var withRemotes = environment
