@@ -47,7 +47,7 @@ extension Daemon {
       if changed { self.schedule.refresh() }
     }
     enforcement.onJournalChanged = { [unowned self] in self.retry.arm() }
-    enforcement.onHistory = { [unowned self] entry in self.awake.recorded(entry) }
+    enforcement.willClose = { [unowned self] entry in self.awake.closing(entry) }
     awake.onChange = { [unowned self] in self.status.update() }
     missed.save = { [unowned self] in self.enforcement.save() }
     missed.onFailure = { [unowned self] in self.retry.arm() }

@@ -4,6 +4,7 @@ import Glibc
 import PuckCore
 import PuckDaemon
 import PuckDevices
+import PuckStorage
 import Testing
 
 /// Issue 13 item 4 on the manual clock (docs/DESIGN.md W17): `awake_check` after a scan ended
@@ -52,6 +53,24 @@ struct AwakeCheckTests {
     let outcomes = try dock.history().map(\.outcome)
     #expect(outcomes.suffix(3) == [.woke, .reopened, .woke], "\(outcomes)")
     #expect(try dock.status().awakeCheck != nil, "the new scan is checked again")
+  }
+
+  @Test(
+    "no answer while the same alarm rings again (moved to 06:07): nothing reopens, and the check's end is saved"
+  )
+  func unansweredWhileTheAlarmRings() throws {
+    let dock = try scannedDock()
+    let id = try #require(try dock.request(.alarmList).alarms?.first?.alarm.id)
+    let moved = try dock.request(.alarmEdit(id, AlarmEdit(time: WallTime(hour: 6, minute: 7))))
+    try #require(moved.ok == true, "\(moved)")
+    try dock.advance(to: "2026-03-02T06:07:10Z")
+    let status = try dock.status()
+    #expect(status.guards.count == 1 && status.guards.first?.ringing == true, "06:07 rings, once")
+    #expect(status.awakeCheck == nil)
+    #expect(try dock.history().last?.outcome == .reopened)
+    // The machine opens nothing, so it asks for no save: the check's end is saved all the same.
+    let disk = try StateDirectory(path: dock.stateDirectory).load("guards.json", as: EnforcementRecord.self)
+    #expect(disk.value?.awakeCheck == nil, "no check left in guards.json to ask again after a crash")
   }
 
   @Test("puckctl awake answers while the dock asks: recorded, and nothing opens again")

@@ -6,6 +6,12 @@ import PuckSystem
 /// button or `puckctl awake`; without an answer the wake-up opens again and rings until the
 /// next scan. The waiting check lives in `guards.json`, so a restart (or a crash) in between
 /// asks all the same. Both endings are recorded in history.
+///
+/// A check starts in the write that closes the wake-up, and an unanswered one ends in the write
+/// that opens it again: the check is put in or taken out of the record in memory, and the
+/// machine's `.persistGuards` saves both. With a save of its own, a kill between the two saves
+/// left `guards.json` with neither the wake-up nor its check, and whoever went back to bed was
+/// not woken again (`AwakeCheckKillTests`).
 final class AwakeCheck {
   /// How long the dock waits for the answer once it has asked.
   static let answerWindow: Int64 = 60
@@ -44,17 +50,22 @@ final class AwakeCheck {
     arm()
   }
 
-  /// A history entry was recorded: a scan that ended a wake-up starts a check (when enabled).
-  func recorded(_ entry: HistoryEntry) {
+  /// A wake-up is closing, before the save that closes it: a scan starts a check (when
+  /// enabled), saved by that same write.
+  func closing(_ entry: HistoryEntry) {
     let delay = dock.settings.config.enforcement.awakeCheck
     guard entry.outcome == .woke, delay > .zero else { return }
     let askAt = dock.time.instant.adding(delay)
-    store(AwakeCheckState(occurrence: entry.occurrence, askAt: askAt))
+    dock.state.guardsFile.update {
+      $0.awakeCheck = AwakeCheckState(occurrence: entry.occurrence, askAt: askAt)
+    }
     Log.info("wake-up check at \(dock.settings.describe(askAt)) (awake_check = \(delay.configText))")
     arm()
   }
 
-  /// The dock button or `puckctl awake`: true when the dock was waiting for the answer.
+  /// The dock button or `puckctl awake`: true when the dock was waiting for the answer. An
+  /// answer changes no wake-up, so the check's end is its one save, made before the answer is
+  /// recorded: a crash between loses that record, and never asks again someone who answered.
   func confirm() -> Bool {
     guard let check = state, check.answerBy != nil else { return false }
     store(nil)
@@ -69,8 +80,12 @@ final class AwakeCheck {
     let now = dock.time.instant
     if let answerBy = check.answerBy {
       guard now >= answerBy else { return arm() }
-      store(nil)
-      enforcement.handle(.awakeUnanswered(check.occurrence))
+      dock.state.guardsFile.update { $0.awakeCheck = nil }
+      // Saved with the reopened wake-up; when the alarm's guard was already open and ringing
+      // (a later occurrence, W10) nothing reopens and the machine saves nothing: save here.
+      if !enforcement.handle(.awakeUnanswered(check.occurrence)).contains(.persistGuards) {
+        enforcement.save()
+      }
     } else {
       guard now >= check.askAt else { return arm() }
       check.answerBy = now.adding(seconds: Self.answerWindow)

@@ -28,8 +28,10 @@ final class Enforcement {
   var afterEvent: (_ event: WakeEvent, _ changed: Bool) -> Void = { _, _ in }
   /// Called when journaled history is still waiting (the state retry arms).
   var onJournalChanged: () -> Void = {}
-  /// Called with each history entry as it is recorded (the wake-up check follows scans).
-  var onHistory: (HistoryEntry) -> Void = { _ in }
+  /// Called with the entry of each wake-up an event closes, before any effect is performed: what
+  /// follows from the close goes into the record the close's `.persistGuards` saves, in the
+  /// same write (the wake-up check after a scan, docs/DESIGN.md W17).
+  var willClose: (HistoryEntry) -> Void = { _ in }
 
   init(dock: DockContext, devices: DockDevices) throws(SystemError) {
     self.dock = dock
@@ -60,11 +62,15 @@ final class Enforcement {
     }
   }
 
-  /// Feeds one event to the machine and performs what it decides, in order.
-  func handle(_ event: WakeEvent) {
+  /// Feeds one event to the machine and performs what it decides, in order; returns the effects.
+  @discardableResult
+  func handle(_ event: WakeEvent) -> [WakeEffect] {
     let now = dock.time.instant
     let effects = machine.handle(
       event, at: now, settings: dock.settings.guardSettings(pucks: dock.state.pairing.pairing.names))
+    for case .recordHistory(let entry) in effects where entry.outcome.closesWakeUp {
+      willClose(entry)
+    }
     for effect in effects {
       switch (event, effect) {
       case (.bypass, .armRetry(let id, let at)), (.ringTimeout, .armRetry(let id, let at)):
@@ -76,6 +82,7 @@ final class Enforcement {
       perform(effect)
     }
     afterEvent(event, !effects.isEmpty)
+    return effects
   }
 
   /// A tag from the reader or a simulated scan, when no pairing waits for it.
@@ -142,7 +149,6 @@ final class Enforcement {
       Log.warning(
         "NO ANSWER to the wake-up check for \(name): the wake-up opens again and rings until a scan")
     }
-    onHistory(entry)
   }
 
   /// Saves the guards file with the machine's guards and journal.
