@@ -169,8 +169,15 @@ final class RequestRouter {
       client.send(.failure(ControlFailure(.failed, "\(error)")))
       return
     }
-    dock.state.guardsFile.update { $0.acknowledgeMissed() }
-    enforcement.save()
+    do {
+      try enforcement.save { $0.acknowledgeMissed() }
+    } catch {
+      // The problems are cleared; the missed alarms stay shown, as they stay on disk.
+      status.update()
+      client.send(
+        .failure(ControlFailure(.failed, "could not save the acknowledged missed alarms: \(error)")))
+      return
+    }
     status.update()
     client.send(.success("acknowledged"))
   }

@@ -156,6 +156,12 @@ final class Enforcement {
     dock.state.guardsFile.save(machine)
   }
 
+  /// Changes the guards file's record and saves it with the machine's guards and journal; on a
+  /// failed save the record is as it was and the error is thrown.
+  func save(changing change: (inout EnforcementRecord) -> Void) throws(StorageError) {
+    try dock.state.guardsFile.change(change, saving: machine)
+  }
+
   /// Performs `.recordHistory`. A closed guard's entry is journaled in the guards file; it is
   /// appended (with any older waiting entries first, in order) and then leaves the journal. A
   /// missed alarm's entry is appended directly.

@@ -45,19 +45,45 @@ final class GuardsFile {
 
   /// Saves the record with the machine's guards and journal. A held file is not written over.
   func save(_ machine: WakeGuardMachine) {
-    record.guards = machine.guards
-    record.pendingHistory = machine.pendingHistory
     guard !isHeld else {
+      copy(machine)
       Log.warning(
         "open wake-ups not saved: \(EnforcementRecord.fileName) could not be read and is not written over (retried)"
       )
       return
     }
     do {
-      try files.save(record, name: EnforcementRecord.fileName)
+      try write(machine)
     } catch {
       Log.error("could not save open wake-ups: \(error)")
     }
+  }
+
+  /// Applies `change` and saves the record with the machine's guards and journal; on a failed
+  /// save (a held file is refused) the change is undone and the error is thrown, so a request
+  /// is answered with what is on disk.
+  func change(_ change: (inout EnforcementRecord) -> Void, saving machine: WakeGuardMachine)
+    throws(StorageError)
+  {
+    let before = record
+    change(&record)
+    do {
+      try write(machine)
+    } catch {
+      record = before
+      copy(machine)
+      throw error
+    }
+  }
+
+  private func write(_ machine: WakeGuardMachine) throws(StorageError) {
+    copy(machine)
+    try files.save(record, name: EnforcementRecord.fileName)
+  }
+
+  private func copy(_ machine: WakeGuardMachine) {
+    record.guards = machine.guards
+    record.pendingHistory = machine.pendingHistory
   }
 }
 
