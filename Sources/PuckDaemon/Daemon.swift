@@ -12,8 +12,11 @@ import PuckSystem
 ///   `GuardsFile`, `HistoryJournal`, `StateRetry`.
 /// - Enforcement: `Enforcement` (the wake-guard machine and its effects), `ScheduleKeeper`
 ///   (what falls due, the timers), `MissedRecorder` (the missed backlog).
-/// - Devices: `Ringer` (audio and buzzer), `Readers` (libnfc or simulated), `DockLines` (GPIO).
-/// - Control: `ControlServer` (the socket), `RequestRouter`, `PairingFlow`, `RehearsalFlow`.
+/// - Devices: `Ringer` (audio and buzzer), `Readers` (libnfc or simulated), `DockLines` (GPIO),
+///   handed together as `DockDevices`.
+/// - Control: `ControlServer` (the socket), `RequestRouter`, `PairingFlow`, `RehearsalFlow`,
+///   `OverrideFlow` (the three hold their client in a `ClientSession`), `AwakeCheck`; the flows
+///   are handed together as `ControlFlows`.
 /// - `StatusReporter`: status, the alarm list, `STATUS=`, the LED; `PreflightCheck`; `Watchdog`.
 /// - `RemoteReaders` (reader nodes over MQTT) and `HomeAssistantBridge` (MQTT discovery).
 public final class Daemon {
@@ -77,7 +80,7 @@ public final class Daemon {
     retry = try StateRetry(dock: dock, enforcement: enforcement, schedule: schedule, missed: missed)
     overrides = OverrideFlow(dock: dock, enforcement: enforcement)
     preflight = try PreflightCheck(dock: dock, devices: devices, schedule: schedule)
-    pairingFlow = PairingFlow(dock: dock) { [unowned enforcement] in enforcement.isOpen }
+    pairingFlow = PairingFlow(dock: dock) { [enforcement] in enforcement.isOpen }
     rehearsal = RehearsalFlow(dock: dock, devices: devices)
     let flows = ControlFlows(
       pairing: pairingFlow, rehearsal: rehearsal, overrides: overrides, preflight: preflight, awake: awake)

@@ -14,10 +14,8 @@ struct AcknowledgeTests {
     // guards.json cannot be read (a directory stands in its place), so it is never written over;
     // its last good copy, with one missed alarm, stands in for it.
     let missed = AlarmOccurrence(
-      alarmID: 1, label: "", time: WallTime(hour: 5, minute: 0),
-      scheduledAt: Instant(unixSeconds: try ManualDock.unixSeconds("2026-03-02T05:00:00Z")),
-      requiresPuck: true,
-      isOneShot: false)
+      alarm: Alarm(id: 1, time: WallTime(hour: 5, minute: 0), recurrence: .weekly(Set(Weekday.allCases))),
+      scheduledAt: Instant(unixSeconds: try ManualDock.unixSeconds("2026-03-02T05:00:00Z")))
     try StateDirectory(path: dock.stateDirectory).save(
       EnforcementRecord(unacknowledgedMissed: [missed]), name: "guards.json")
     let path = dock.stateDirectory + "/guards.json"

@@ -39,8 +39,9 @@ public final class StatusLED: Sendable {
   /// The consumer label `gpioinfo` shows for the LED's line.
   public static let consumer = "puckd-led"
 
-  /// A LED on the line `settings` names (nil: no `[led]` section, nothing to drive), dark at once. Without `clock`, the daemon's LED: the system's monotonic
-  /// clock and a timing thread of its own; with one, its caller calls `step()` at each deadline.
+  /// A LED on the line `settings` names (nil: no `[led]` section, nothing to drive), dark at
+  /// once. Without `clock`, the daemon's LED: the system's monotonic clock and a timing thread
+  /// of its own; with one, its caller calls `step()` at each deadline.
   public init(
     settings: GPIOLineSettings?, clock: (any MonotonicClock)? = nil,
     openLine: @escaping GPIOOutputOpener = GPIOLineRequest.outputOpener(consumer: consumer)
