@@ -89,20 +89,7 @@ struct AwakeCheckKillTests {
 
   /// Attaches strace to the running daemon with a SIGKILL at its `invocation`-th rename.
   static func trace(_ dock: DaemonHarness, killingAtRename invocation: Int) throws -> Process {
-    guard let pid = dock.process?.processIdentifier else { throw HarnessError("puckd is not running") }
-    let calls = "?rename,renameat,?renameat2"
-    let strace = Process()
-    strace.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
-    strace.arguments = [
-      "-f", "-qq", "-o", "/dev/null", "-p", String(pid), "-e", "trace=\(calls)",
-      "-e", "inject=\(calls):signal=KILL:when=\(invocation)",
-    ]
-    strace.standardError = FileHandle.nullDevice
-    try strace.run()
-    try waitUntil(timeout: 10, "strace is attached to every thread of puckd") {
-      TornWriteKillTests.isTraced(pid)
-    }
-    return strace
+    try TornWriteKillTests.attachStrace(to: dock, killingAt: "?rename,renameat,?renameat2", invocation)
   }
 
   /// What the run left. A daemon still running is let go by strace and read as it is; a killed

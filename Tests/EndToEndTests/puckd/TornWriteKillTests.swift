@@ -78,14 +78,12 @@ struct TornWriteKillTests {
         + "every file whole, no problem, no temporary left, no acknowledged add lost")
   }
 
-  enum Outcome { case killed, acknowledged, survived }
-
-  /// Attaches strace to the running daemon with a SIGKILL at the `invocation`-th of `calls`, sends
-  /// `alarm add`, and tells whether the daemon died (after or before its `ok`) or lived.
-  static func addTraced(_ dock: DaemonHarness, label: String, killingAt calls: String, _ invocation: Int)
-    throws -> Outcome
+  /// Attaches strace to the running daemon, every thread, with a SIGKILL at the `invocation`-th
+  /// of the system calls `calls`; returns once it is attached.
+  static func attachStrace(to dock: DaemonHarness, killingAt calls: String, _ invocation: Int) throws
+    -> Process
   {
-    let pid = try #require(dock.process?.processIdentifier)
+    guard let pid = dock.process?.processIdentifier else { throw HarnessError("puckd is not running") }
     let strace = Process()
     strace.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
     strace.arguments = [
@@ -95,6 +93,18 @@ struct TornWriteKillTests {
     strace.standardError = FileHandle.nullDevice
     try strace.run()
     try waitUntil(timeout: 10, "strace is attached to every thread of puckd") { isTraced(pid) }
+    return strace
+  }
+
+  enum Outcome { case killed, acknowledged, survived }
+
+  /// Attaches strace to the running daemon with a SIGKILL at the `invocation`-th of `calls`, sends
+  /// `alarm add`, and tells whether the daemon died (after or before its `ok`) or lived.
+  static func addTraced(_ dock: DaemonHarness, label: String, killingAt calls: String, _ invocation: Int)
+    throws -> Outcome
+  {
+    let pid = try #require(dock.process?.processIdentifier)
+    let strace = try attachStrace(to: dock, killingAt: calls, invocation)
     let draft = AlarmDraft(time: WallTime(hour: 5, minute: 0), recurrence: .weekly([.sunday]), label: label)
     let reply = try controlRequest(.alarmAdd(draft), socket: dock.socketPath)
     // A reply does not mean the daemon is past every traced call: give it a moment to die.
