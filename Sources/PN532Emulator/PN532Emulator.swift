@@ -26,8 +26,10 @@ public final class PN532Emulator: Sendable {
   final class Shared: Sendable {
     private let mutex = Mutex(SharedState())
 
-    func withLock<Result>(_ body: (inout sending SharedState) -> sending Result) -> sending Result {
-      mutex.withLock(body)
+    /// Results are Sendable values: Swift 6.0 cannot prove a generic result disconnected, so
+    /// `sending` would not compile there.
+    func withLock<Result: Sendable>(_ body: (inout SharedState) -> Result) -> Result {
+      mutex.withLock { state in body(&state) }
     }
   }
 

@@ -33,7 +33,7 @@ struct AwakeCheckTests {
     let dock = try scannedDock()
     var status = try dock.status()
     #expect(
-      status.awakeCheck?.askAt == Instant(unixSeconds: try ManualDock.unixSeconds("2026-03-02T06:06:10Z")))
+      try status.awakeCheck?.askAt == Instant(unixSeconds: ManualDock.unixSeconds("2026-03-02T06:06:10Z")))
     #expect(status.awakeCheck?.answerBy == nil)
     #expect(try dock.request(.awake).failure?.kind == .refused, "nothing asked yet")
     try dock.advance(to: "2026-03-02T06:06:10Z")

@@ -23,7 +23,7 @@ struct EditAndPauseTests {
     #expect(alarm.alarm.time == WallTime(hour: 6, minute: 10))
     #expect(alarm.alarm.label == "gym")
     #expect(alarm.alarm.recurrence == .weekly(Set(Weekday.allCases)), "the days are kept")
-    #expect(alarm.next == (try at("2026-03-02T06:10:00Z")))
+    #expect(try alarm.next == at("2026-03-02T06:10:00Z"))
 
     #expect(
       try dock.request(.alarmEdit(id, AlarmEdit(recurrence: .weekly([.tuesday]), requiresPuck: false))).ok
@@ -31,7 +31,7 @@ struct EditAndPauseTests {
     alarm = try #require(try dock.request(.alarmList).alarms?.first)
     #expect(alarm.alarm.time == WallTime(hour: 6, minute: 10), "the time is kept")
     #expect(!alarm.alarm.requiresPuck)
-    #expect(alarm.next == (try at("2026-03-03T06:10:00Z")))
+    #expect(try alarm.next == at("2026-03-03T06:10:00Z"))
     try dock.advance(to: "2026-03-03T06:10:00Z")
     #expect(try dock.guards().first?.ringing == true)
 
@@ -69,7 +69,7 @@ struct EditAndPauseTests {
     #expect(try dock.request(.alarmPause(id, until: .absolute(until))).ok == true)
     let view = try #require(try dock.request(.alarmList).alarms?.first)
     #expect(view.alarm.pausedUntil == until)
-    #expect(view.next == (try at("2026-03-04T06:30:00Z")))
+    #expect(try view.next == at("2026-03-04T06:30:00Z"))
 
     try dock.advance(to: "2026-03-04T06:29:59Z")
     #expect(try dock.guards().isEmpty)
@@ -81,7 +81,7 @@ struct EditAndPauseTests {
 
     #expect(try dock.request(.alarmPause(id, until: .absolute(monday.adding(days: 9)))).ok == true)
     #expect(try dock.request(.alarmPause(id, until: nil)).ok == true)
-    #expect(try dock.request(.alarmList).alarms?.first?.next == (try at("2026-03-05T06:30:00Z")))
+    #expect(try dock.request(.alarmList).alarms?.first?.next == at("2026-03-05T06:30:00Z"))
 
     // The first day it rings again must be after today.
     let today = try dock.request(.alarmPause(id, until: .today))
@@ -114,7 +114,7 @@ struct EditAndPauseTests {
     #expect(try dock.request(.pause(until: .tomorrow)).ok == true)
     var status = try dock.status()
     #expect(status.pausedUntil == monday.adding(days: 1))
-    #expect(status.nextAlarmAt == (try at("2026-03-03T06:30:00Z")))
+    #expect(try status.nextAlarmAt == at("2026-03-03T06:30:00Z"))
     #expect(
       try dock.request(.alarmList).alarms?.allSatisfy { $0.alarm.pausedUntil == monday.adding(days: 1) }
         == true)

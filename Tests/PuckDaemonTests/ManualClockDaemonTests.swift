@@ -104,8 +104,8 @@ struct ManualClockDaemonTests {
     #expect(open.first?.ringing == true)
     let missed = try dock.history().filter { $0.outcome == .missed }
     #expect(
-      missed.map(\.occurrence.scheduledAt) == [
-        try Instant(unixSeconds: ManualDock.unixSeconds("2026-03-02T06:10:00Z"))
+      try missed.map(\.occurrence.scheduledAt) == [
+        Instant(unixSeconds: ManualDock.unixSeconds("2026-03-02T06:10:00Z"))
       ])
 
     // Killed mid-ring (no clean stop is needed: the guard is on disk) and back a minute later.
@@ -162,13 +162,13 @@ struct ManualClockDaemonTests {
     try dock.addAlarm(8, 0, days: Set(Weekday.allCases))
     #expect(
       try dock.status().nextAlarmAt
-        == Instant(unixSeconds: try ManualDock.unixSeconds("2026-03-02T08:00:00Z")))
+        == Instant(unixSeconds: ManualDock.unixSeconds("2026-03-02T08:00:00Z")))
 
     try dock.setZone("Europe/Berlin")
     try dock.settle()
     let status = try dock.status()
     #expect(status.zone == "Europe/Berlin")
-    #expect(status.nextAlarmAt == Instant(unixSeconds: try ManualDock.unixSeconds("2026-03-02T07:00:00Z")))
+    #expect(try status.nextAlarmAt == Instant(unixSeconds: ManualDock.unixSeconds("2026-03-02T07:00:00Z")))
     try dock.advance(to: "2026-03-02T07:00:00Z")
     #expect(try dock.guards().first?.ringing == true, "08:00 Berlin rings at 07:00 UTC")
   }

@@ -41,7 +41,7 @@ struct StateRetryTests {
     let guards = try dock.guards()
     #expect(guards.count == 1)
     #expect(
-      guards.first?.openedAt == (try at("2026-03-02T06:30:00Z")),
+      try guards.first?.openedAt == at("2026-03-02T06:30:00Z"),
       "the retry took the file before the alarm was due, so it rang at its time, not when status asked")
     #expect(try dock.status().reasonCodes?.contains { $0.code == "state-files-unreadable" } == false)
   }

@@ -171,9 +171,14 @@ private struct PendingSamples {
   /// Offers the rest to the PCM; returns the frames it took.
   mutating func write(to pcm: ALSAPCM) throws(ALSAError) -> Int {
     let start = taken
-    let frames = try samples.withUnsafeBufferPointer { buffer throws(ALSAError) in
-      try pcm.write(UnsafeBufferPointer(rebasing: buffer[start...]))
+    // Through a Result: Swift 6.0's withUnsafeBufferPointer rethrows `any Error`, so a typed
+    // throw from inside its closure would not keep its type there (6.1 and later keep it).
+    let written = samples.withUnsafeBufferPointer { buffer in
+      Result { () throws(ALSAError) -> Int in
+        try pcm.write(UnsafeBufferPointer(rebasing: buffer[start...]))
+      }
     }
+    let frames = try written.get()
     taken += frames * pcm.channels
     return frames
   }

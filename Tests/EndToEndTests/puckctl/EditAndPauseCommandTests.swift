@@ -25,13 +25,13 @@ struct EditAndPauseCommandTests {
     let tooFar = try dock.ctl("alarm", "pause", "1", "--until", "2099-01-05")
     #expect(tooFar.status == 64 && tooFar.stderr.contains("at most 366 days ahead"), "\(tooFar.stderr)")
     #expect(try dock.ctl("alarm", "resume", "1").status == 0)
-    #expect(!(try dock.ctl("alarm", "list").stdout.contains("paused")))
+    #expect(try !dock.ctl("alarm", "list").stdout.contains("paused"))
 
     let dockPause = try dock.ctl("pause", "--until", "tomorrow")
     #expect(dockPause.status == 0, "\(dockPause.stderr)")
     #expect(try dock.ctl("status").stdout.contains("Paused:   the whole dock, until"))
     #expect(try dock.ctl("resume").status == 0)
-    #expect(!(try dock.ctl("status").stdout.contains("Paused:")))
+    #expect(try !dock.ctl("status").stdout.contains("Paused:"))
     let stranger = try dock.ctl("pause", "--until", "tomorrow", as: "nobody")
     #expect(stranger.status != 0, "pausing needs root or the group")
   }

@@ -21,7 +21,7 @@ struct AwakeCheckEndToEndTests {
     #expect(dock.log.contains("wake-up check for"), "the question is logged")
     let answered = try dock.ctl("awake")
     #expect(answered.status == 0, "\(answered.stderr)")
-    #expect(!(try dock.ctl("status").stdout.contains("Wake-up check")))
+    #expect(try !dock.ctl("status").stdout.contains("Wake-up check"))
     let history = try dock.ctl("history").stdout
     #expect(history.contains("the wake-up check was answered: up"), "\(history)")
     #expect(try !dock.isRinging())

@@ -77,7 +77,7 @@ struct DaemonLifecycleTests {
     let history = try dock.ctl("history").stdout
     #expect(history.contains("MISSED"))
     #expect(try dock.ctl("acknowledge").status == 0)
-    #expect((try dock.status()["missed"] as? [String] ?? []).isEmpty)
+    #expect(try (dock.status()["missed"] as? [String] ?? []).isEmpty)
   }
 
   @Test("a corrupt alarms file is kept aside, the last good copy used, and status reports it")

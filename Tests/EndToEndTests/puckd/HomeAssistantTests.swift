@@ -90,7 +90,7 @@ struct HomeAssistantTests {
     }
     try broker.publish("puckalarm/dock/bedroom/bypass", Array("PRESS".utf8))
     try waitUntil(timeout: 5, "the button silences") { try !dock.isRinging() }
-    #expect(!(try dock.guards().isEmpty), "the wake-up stays open: only a scan ends it")
+    #expect(try !dock.guards().isEmpty, "the wake-up stays open: only a scan ends it")
     try waitUntil(timeout: 5, "Home Assistant sees a bypass") {
       let state = try Self.state(broker)
       return state["ringing"] as? String == "OFF" && state["bypasses"] as? Int == 1

@@ -101,7 +101,7 @@ struct ScheduleAttackTests {
     #expect(guardsFile.utf8.count < 64 * 1024, "guards.json keeps a bounded missed list")
 
     #expect(try dock.ctl("acknowledge").status == 0)
-    #expect((try dock.status()["missed"] as? [String] ?? []).isEmpty)
+    #expect(try (dock.status()["missed"] as? [String] ?? []).isEmpty)
   }
 
   @Test("a slice that reached history just before a kill (backlog not yet saved) is not written again")

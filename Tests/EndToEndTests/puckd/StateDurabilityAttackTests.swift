@@ -224,7 +224,7 @@ struct StateDurabilityAttackTests {
     #expect(unlink(path(dock, "pairing.json")) == 0)
     #expect(try pairWithScans(dock).status == 0)
     #expect(fileType(dock, "pairing.json") == S_IFREG)
-    #expect(!problems(try dock.status()).contains { $0.contains("pairing.json") })
+    #expect(try !problems(dock.status()).contains { $0.contains("pairing.json") })
   }
 
   // MARK: - Item 8: a closed guard always has its history entry
@@ -260,7 +260,7 @@ struct StateDurabilityAttackTests {
     #expect(entries.count == 1, "\(entries)")
     #expect(entries.first?["outcome"] as? String == "overridden")
     #expect(pendingOutcomes(dock).isEmpty, "the journal is cleared once recorded")
-    #expect(!problems(try dock.status()).contains { $0.contains("history") })
+    #expect(try !problems(dock.status()).contains { $0.contains("history") })
 
     // A crash after the append and before the journal was cleared: on start the entry is
     // found in history and not appended again.

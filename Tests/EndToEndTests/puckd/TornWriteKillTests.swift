@@ -61,7 +61,7 @@ struct TornWriteKillTests {
         if landed { labels.append(label) }
         let left = Self.lastingTemporaryFiles(dock)
         #expect(left.isEmpty, "\(point): a temporary file left: \(left.sorted())")
-        #expect(!(try dock.ctl("status").stdout.contains("Problem:")), "\(point): status reports a problem")
+        #expect(try !dock.ctl("status").stdout.contains("Problem:"), "\(point): status reports a problem")
         #expect(invocation < 40, "\(call): more invocations than a save makes")
         if invocation >= 40 { break }
       }

@@ -27,18 +27,18 @@ import Testing
     let zone = try ZoneRules(tzif: try F.bytes(atPath: path), name: "Puck/Land")
 
     #expect(zone.rule?.standard.abbreviation == "PLT")
-    #expect(zone.offset(at: try F.instant("2030-01-10T12:00:00Z")) == 4 * 3600 + 15 * 60)
-    #expect(zone.abbreviation(at: try F.instant("2030-01-10T12:00:00Z")) == "PLT")
-    #expect(zone.offset(at: try F.instant("2030-07-10T12:00:00Z")) == 5 * 3600)
-    #expect(zone.abbreviation(at: try F.instant("2030-07-10T12:00:00Z")) == "PLST")
-    #expect(zone.isDST(at: try F.instant("2030-07-10T12:00:00Z")))
+    #expect(try zone.offset(at: F.instant("2030-01-10T12:00:00Z")) == 4 * 3600 + 15 * 60)
+    #expect(try zone.abbreviation(at: F.instant("2030-01-10T12:00:00Z")) == "PLT")
+    #expect(try zone.offset(at: F.instant("2030-07-10T12:00:00Z")) == 5 * 3600)
+    #expect(try zone.abbreviation(at: F.instant("2030-07-10T12:00:00Z")) == "PLST")
+    #expect(try zone.isDST(at: F.instant("2030-07-10T12:00:00Z")))
     // 2030-05-12 (second Sunday of May) 01:00 → 01:45: 01:20 is in the gap, read at +4:15.
     let gap = zone.instant(for: LocalDate(year: 2030, month: 5, day: 12), at: WallTime(hour: 1, minute: 20))
-    #expect(gap == (try F.instant("2030-05-11T21:05:00Z")))
+    #expect(try gap == F.instant("2030-05-11T21:05:00Z"))
     #expect(zone.localDateTime(at: gap).secondsOfDay == 2 * 3600 + 5 * 60)
     // 2030-09-29 (last Sunday of September) 03:00 → 02:15: 02:30 happens twice; first is +5.
     let fold = zone.instant(for: LocalDate(year: 2030, month: 9, day: 29), at: WallTime(hour: 2, minute: 30))
-    #expect(fold == (try F.instant("2030-09-28T21:30:00Z")))
+    #expect(try fold == F.instant("2030-09-28T21:30:00Z"))
 
     // glibc reads the same file the same way.
     let samples = stride(from: Int64(1_900_000_000), to: 1_990_000_000, by: 86_400 * 5 + 1234).map { $0 }
@@ -72,10 +72,10 @@ import Testing
     #expect(zone.abbreviation(at: Instant(unixSeconds: 0)) == "YYY")
     // After the last transition (2065), the footer: −02, with −01 from the last Sunday of March
     // at −01:00 (Saturday 23:00) local. 2070-03-30 is that Sunday.
-    #expect(zone.offset(at: try F.instant("2070-03-29T23:59:59-02:00")) == -3600)
-    #expect(zone.offset(at: try F.instant("2070-03-29T23:00:00-02:00")) == -3600)
-    #expect(zone.offset(at: try F.instant("2070-03-29T22:59:59-02:00")) == -7200)
-    #expect(zone.abbreviation(at: try F.instant("2070-07-01T00:00:00Z")) == "-01")
+    #expect(try zone.offset(at: F.instant("2070-03-29T23:59:59-02:00")) == -3600)
+    #expect(try zone.offset(at: F.instant("2070-03-29T23:00:00-02:00")) == -3600)
+    #expect(try zone.offset(at: F.instant("2070-03-29T22:59:59-02:00")) == -7200)
+    #expect(try zone.abbreviation(at: F.instant("2070-07-01T00:00:00Z")) == "-01")
   }
 
   @Test func rejectsDamagedFiles() throws {
@@ -100,8 +100,12 @@ import Testing
     #expect(throws: ZoneRulesError.self) { try ZoneRules(tzif: badIndex.bytes(), name: "X") }
     let badFooter = TZifFile(
       version: UInt8(ascii: "2"), transitions: [], types: [(0, false, "UTC")], footer: "U0")
-    let error = #expect(throws: ZoneRulesError.self) { try ZoneRules(tzif: badFooter.bytes(), name: "Y") }
-    #expect(error?.description.contains("zone file for 'Y' is damaged") == true)
+    let parsed = Result { () throws(ZoneRulesError) in try ZoneRules(tzif: badFooter.bytes(), name: "Y") }
+    guard case .failure(let error) = parsed else {
+      Issue.record("the bad footer was accepted")
+      return
+    }
+    #expect(error.description.contains("zone file for 'Y' is damaged"))
   }
 
   @Test func readsEveryInstalledZone() throws {

@@ -139,9 +139,14 @@ import Testing
     // 384 kHz stereo: 64 MiB of samples is about 44 s, well before five minutes.
     let path = scratch.file("hirate.wav")
     try #require(sparseWAV(rate: 384_000, channels: 2, frames: 384_000 * 60, to: path))
-    let error = #expect(throws: SoundFileError.self) { try SoundFile.load(path: path) }
+    // A Result, not the error #expect(throws:) returns: that needs Swift Testing 6.1.
+    let loaded = Result { () throws(SoundFileError) in try SoundFile.load(path: path) }
+    guard case .failure(let error) = loaded else {
+      Issue.record("the sound was loaded")
+      return
+    }
     #expect(error == .tooLarge(path: path, limitBytes: 64 << 20))
-    #expect(error?.description.contains("lower sample rate") == true)
+    #expect(error.description.contains("lower sample rate"))
   }
 
   @Test func refusesEmptyAndSilentSounds() throws {
@@ -169,11 +174,11 @@ import Testing
       if !bytes.isEmpty { bytes[0] = 0x42 }
       let path = scratch.file("garbage-\(size).mp3")
       writeBytes(bytes, to: path)
-      let error = #expect(throws: SoundFileError.self) { try SoundFile.load(path: path) }
-      if case .unsupportedFormat(let errorPath, _) = error {
+      let loaded = Result { () throws(SoundFileError) in try SoundFile.load(path: path) }
+      if case .failure(.unsupportedFormat(let errorPath, _)) = loaded {
         #expect(errorPath == path)
       } else {
-        Issue.record("\(size) random bytes: \(String(describing: error))")
+        Issue.record("\(size) random bytes: \(loaded)")
       }
     }
   }

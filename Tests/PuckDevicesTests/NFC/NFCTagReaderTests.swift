@@ -72,7 +72,7 @@ struct NFCTagReaderTests {
     #expect(eventually { recorder.scans.count == 2 })
     #expect(rig.waitForPolls(5))
     #expect(recorder.scans.count == 2)
-    #expect(recorder.scans.last?.0 == (try TagUID(bytes: fourByteUID)))
+    #expect(try recorder.scans.last?.0 == TagUID(bytes: fourByteUID))
     #expect(recorder.scans.last?.fresh == true)
   }
 
