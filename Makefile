@@ -8,7 +8,8 @@ DEMO_DIR ?= $(CURDIR)/demo-state
 
 # Build: pkg-config and the C libraries' headers. Tests: tools the end-to-end tests drive.
 BUILD_PACKAGES := pkg-config libnfc-dev libgpiod-dev libasound2-dev libsndfile1-dev libmosquitto-dev libssl-dev tzdata
-TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libasound2-plugins mosquitto mosquitto-clients strace
+TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libasound2-plugins mosquitto mosquitto-clients strace \
+  python3 tmux bash zsh fish
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -119,6 +120,10 @@ UNITDIR ?= $(SYSTEM_LIBDIR)/systemd/system
 UDEVRULESDIR ?= $(SYSTEM_LIBDIR)/udev/rules.d
 SYSUSERSDIR ?= /usr/lib/sysusers.d
 TMPFILESDIR ?= /usr/lib/tmpfiles.d
+# Where Debian's shells look for completions (zsh reads vendor-completions only under /usr).
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 STATEDIR ?= /var/lib/puckalarm
 STRIP ?= strip
 # PURGE=1 makes `make uninstall` also remove the state (alarms, history, pairing) and the config.
@@ -153,7 +158,8 @@ install: $(DEPLOY_DIR)/puckd.conf
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR) \
 	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(SYSUSERSDIR) \
-	  $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(SYSCONFDIR)/puckalarm
+	  $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(SYSCONFDIR)/puckalarm \
+	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 0755 $(RELEASE_BIN)/puckd $(DESTDIR)$(SBINDIR)/puckd
 	install -m 0755 $(RELEASE_BIN)/puckctl $(DESTDIR)$(BINDIR)/puckctl
 	install -m 0755 $(RELEASE_BIN)/puck-reader $(DESTDIR)$(BINDIR)/puck-reader
@@ -167,6 +173,11 @@ install: $(DEPLOY_DIR)/puckd.conf
 	install -m 0644 udev/60-puckalarm.rules $(DESTDIR)$(UDEVRULESDIR)/60-puckalarm.rules
 	install -m 0644 systemd/puckalarm.sysusers $(DESTDIR)$(SYSUSERSDIR)/puckalarm.conf
 	install -m 0644 systemd/puckalarm.tmpfiles $(DESTDIR)$(TMPFILESDIR)/puckalarm.conf
+	@# Completions, written by the puckctl just built from its own command table.
+	$(RELEASE_BIN)/puckctl completion bash > $(DESTDIR)$(BASHCOMPDIR)/puckctl
+	$(RELEASE_BIN)/puckctl completion zsh > $(DESTDIR)$(ZSHCOMPDIR)/_puckctl
+	$(RELEASE_BIN)/puckctl completion fish > $(DESTDIR)$(FISHCOMPDIR)/puckctl.fish
+	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/puckctl $(DESTDIR)$(ZSHCOMPDIR)/_puckctl $(DESTDIR)$(FISHCOMPDIR)/puckctl.fish
 	gzip -9nc man/puckd.8 > $(DESTDIR)$(MANDIR)/man8/puckd.8.gz
 	gzip -9nc man/puckctl.1 > $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz
 	chmod 0644 $(DESTDIR)$(MANDIR)/man8/puckd.8.gz $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz
@@ -191,7 +202,8 @@ uninstall:
 	  $(DESTDIR)$(UNITDIR)/puckd.service $(DESTDIR)$(UNITDIR)/puck-reader.service \
 	  $(DESTDIR)$(UDEVRULESDIR)/60-puckalarm.rules $(DESTDIR)$(SYSUSERSDIR)/puckalarm.conf \
 	  $(DESTDIR)$(TMPFILESDIR)/puckalarm.conf $(DESTDIR)$(MANDIR)/man8/puckd.8.gz \
-	  $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz
+	  $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz $(DESTDIR)$(BASHCOMPDIR)/puckctl \
+	  $(DESTDIR)$(ZSHCOMPDIR)/_puckctl $(DESTDIR)$(FISHCOMPDIR)/puckctl.fish
 	rm -rf $(DESTDIR)$(DOCDIR)
 	@if [ "$(PURGE)" = 1 ]; then \
 	  echo "PURGE=1: removing $(DESTDIR)$(STATEDIR) and $(DESTDIR)$(SYSCONFDIR)/puckalarm"; \

@@ -102,12 +102,22 @@ final class Settings {
   /// `_` becomes `-`).
   var dockName: String {
     if let name = config.mqtt.dockName { return name }
-    var buffer = [UInt8](repeating: 0, count: 256)
-    gethostname(&buffer, buffer.count - 1)
-    let host = String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self).lowercased().prefix(32)
     let fitted = String(
-      host.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "-" })
+      Self.hostName().lowercased().prefix(32).map {
+        $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "-"
+      })
     return fitted.isEmpty ? "dock" : fitted
+  }
+
+  /// The system's host name (`gethostname`), or "" when it cannot be read.
+  private static func hostName() -> String {
+    // A fixed buffer read through its own pointer: the array form (`&buffer` with the count
+    // read in the same call) crashed Swift 6.0.3's debug build when the array was released.
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
+      buffer.initialize(repeating: 0)
+      guard let start = buffer.baseAddress, gethostname(start, buffer.count - 1) == 0 else { return "" }
+      return String(cString: start)
+    }
   }
 
   /// The `[mqtt]` broker, with the password read from its file.

@@ -18,6 +18,7 @@ enum PuckCtl {
     ] + CommandTable.listing + [
       "  stats [--weeks N] [--json]  streak, time to get up per weekday, bypasses per week",
       "  calendar HH:MM [...]        when an alarm would fire (offline, no daemon needed)",
+      "  completion bash|zsh|fish    print the shell's completion script",
       "",
       "Run 'puckctl COMMAND --help' for a command's options; 'puckctl --version' for the version.",
       "Exit codes: 0 ok, 1 not protected or failed, 2 refused, 64 usage, 69 daemon not reachable,",
@@ -60,6 +61,16 @@ enum PuckCtl {
         return ExitCode.success.rawValue
       case "calendar":
         print(try CalendarCommand.run(arguments, now: now, zones: zones))
+        return ExitCode.success.rawValue
+      case "completion":
+        guard arguments.count == 1, let shell = ShellCompletion.Shell(rawValue: arguments[0]) else {
+          if arguments.first == "--help" || arguments.first == "-h" {
+            print(ShellCompletion.usage)
+            return ExitCode.success.rawValue
+          }
+          throw UsageError("completion takes one of bash, zsh, fish")
+        }
+        print(ShellCompletion.script(for: shell), terminator: "")
         return ExitCode.success.rawValue
       case "stats":
         let zone = (try? zones.systemZone()) ?? .utc

@@ -195,20 +195,27 @@ import Testing
       writeBytes(Array(bytes.prefix(length)), to: path)
       #expect(throws: SoundFileError.self, "cut at \(length) bytes") { try SoundFile.load(path: path) }
     }
-    // Cut inside the audio. FLAC, Vorbis and Opus know their length, so a cut is refused as
-    // damaged; WAV and MP3 do not (libsndfile trusts the file's size over the WAV header, and an
-    // MP3 is a stream of frames): the part that is there plays.
-    let knowsItsLength = ["flac", "ogg", "opus"].contains(fixture.name)
+    // Cut inside the audio. FLAC knows its length, so a cut is refused as damaged; WAV and MP3
+    // do not (libsndfile trusts the file's size over the WAV header, and an MP3 is a stream of
+    // frames): the part that is there plays. Vorbis and Opus depend on libsndfile's version:
+    // 1.2.0 (bookworm) refuses a cut as damaged; 1.2.2 (trixie) plays what decodes, or finds no
+    // audio when nothing does. Each is safe: a refused sound leaves the built-in tone.
+    let refusesACut = fixture.name == "flac"
+    let mayFindNoAudio = ["ogg", "opus"].contains(fixture.name)
     for fraction in [0.1, 0.5, 0.9] {
       let length = Int(Double(bytes.count) * fraction)
       let path = scratch.file("cut-\(length).\(fixture.name)")
       writeBytes(Array(bytes.prefix(length)), to: path)
       do {
         let sound = try SoundFile.load(path: path)
-        #expect(!knowsItsLength, "cut at \(length) of \(bytes.count) bytes: \(sound.frameCount) frames")
+        #expect(!refusesACut, "cut at \(length) of \(bytes.count) bytes: \(sound.frameCount) frames")
         #expect(sound.frameCount < fixture.rate)
       } catch {
-        guard case .corrupt(let errorPath, _) = error else {
+        let errorPath: String
+        switch error {
+        case .corrupt(let found, _): errorPath = found
+        case .noAudio(let found) where mayFindNoAudio: errorPath = found
+        default:
           Issue.record("cut at \(length) of \(bytes.count) bytes: \(error)")
           continue
         }
