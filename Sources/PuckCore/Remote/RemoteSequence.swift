@@ -54,3 +54,14 @@ public enum RemoteTopic {
       }
   }
 }
+
+extension RemoteTopic {
+  /// The dock a want topic of `reader` names (`puckalarm/reader/kitchen/want/bedroom` →
+  /// `bedroom`); nil for any other topic.
+  public static func dock(inWant topic: String, of reader: String) -> String? {
+    let prefix = "puckalarm/reader/\(reader)/want/"
+    guard topic.hasPrefix(prefix) else { return nil }
+    let dock = String(topic.dropFirst(prefix.count))
+    return isValidName(dock) ? dock : nil
+  }
+}

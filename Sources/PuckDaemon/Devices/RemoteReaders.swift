@@ -101,7 +101,13 @@ final class RemoteReaders {
       name: name, key: key, dock: dock.settings.dockName, broker: broker)
     let inbox = dock.loop.inbox
     let reader = makeRemote(configuration) { event in
-      inbox.post(.remoteReader(name, event, generation: current))
+      // Refusals are what a flood makes (already at most one a minute per kind); a scan or a
+      // health change always gets in.
+      if case .rejected = event {
+        inbox.post(.remoteReader(name, event, generation: current), ifFewerThan: LoopMessage.networkBacklog)
+      } else {
+        inbox.post(.remoteReader(name, event, generation: current))
+      }
     }
     entries[name] = Entry(
       reader: reader, generation: current,

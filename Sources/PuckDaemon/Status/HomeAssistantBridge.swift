@@ -53,12 +53,15 @@ final class HomeAssistantBridge {
         switch event {
         case .connected: inbox.post(.homeAssistant(.announce))
         case .disconnected(let why): Log.warning("Home Assistant: broker \(address): \(why)")
-        case .message(let topic, let payload):
+        case .message(let topic, let payload, _):
           if topic == made.bypassTopic, payload == Array("PRESS".utf8) {
-            inbox.post(.homeAssistant(.bypass))
+            inbox.post(.homeAssistant(.bypass), ifFewerThan: LoopMessage.networkBacklog)
           } else if topic == made.homeAssistantStatusTopic, payload == Array("online".utf8) {
-            inbox.post(.homeAssistant(.announce))
+            inbox.post(.homeAssistant(.announce), ifFewerThan: LoopMessage.networkBacklog)
           }
+        case .dropped:
+          // Nothing Home Assistant sends is near the limit; the message is not read.
+          break
         }
       }
       self.connection = connection

@@ -38,6 +38,8 @@ public final class ReaderNode: Sendable {
     var polling = false
     var seq: UInt64 = 0
     var health = DeviceCondition(.fault, "the reader has not been opened yet")
+    /// Refusals logged at most once a minute per kind.
+    var refusals = RepeatLimiter<RemoteMessageError.Reason>()
   }
 
   private let configuration: Configuration
@@ -101,19 +103,21 @@ public final class ReaderNode: Sendable {
       publishHealth()
     case .disconnected(let why):
       log(3, "broker \(configuration.broker.address): \(why); trying again")
-    case .message(_, let payload):
-      takeWant(payload)
+    case .message(let topic, let payload, _):
+      takeWant(payload, topic: topic)
+    case .dropped(_, let bytes):
+      refuse(.oversized(bytes: bytes))
     }
   }
 
-  private func takeWant(_ payload: [UInt8]) {
+  private func takeWant(_ payload: [UInt8], topic: String) {
     let key = configuration.key
     let name = configuration.name
     do throws(RemoteMessageError) {
-      let message = try RemoteFrame.open(payload) { reader in
-        reader == name ? { body, mac in key.verify(body, mac: mac) } : nil
-      }
-      guard message.kind == .want, let dock = message.dock, RemoteTopic.isValidName(dock) else { return }
+      // The topic names the dock; the message, signed, must name the same one.
+      guard let topicDock = RemoteTopic.dock(inWant: topic, of: name) else { return }
+      let message = try RemoteFrame.open(payload, from: name, on: topic, verify: key.verify)
+      guard message.kind == .want, let dock = message.dock, dock == topicDock else { return }
       let now = wallMilliseconds()
       let refusal = state.withLock { state -> RemoteMessageError? in
         var want = state.wants[dock] ?? Want()
@@ -131,9 +135,19 @@ public final class ReaderNode: Sendable {
     } catch {
       // A retained want from before a restart is stale by design; only say so at debug level.
       if case .stale = error { return }
-      log(4, "refused a message: \(error)")
+      refuse(error)
     }
     applyPolling()
+  }
+
+  /// Logs a refused message, at most once a minute for each kind of refusal.
+  private func refuse(_ error: RemoteMessageError) {
+    let now = MonotonicInstant.now().nanoseconds / 1_000_000
+    guard let heldBack = state.withLock({ $0.refusals.admit(error.reason, now: now) }) else { return }
+    log(
+      4,
+      "refused a message: \(error)\(heldBack == 0 ? "" : " (and \(heldBack) more like it since the last report)")"
+    )
   }
 
   /// The field is on while any dock's fresh want says so.
@@ -174,7 +188,7 @@ public final class ReaderNode: Sendable {
     let health = state.withLock { $0.health }
     publish(.health) { message in
       message.state = health.state == .ok ? "ok" : "fault"
-      message.detail = health.detail
+      message.detail = String(health.detail.prefix(1000))  // the frame stays under RemoteFrame.maximumSize
     }
   }
 

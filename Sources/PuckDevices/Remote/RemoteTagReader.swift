@@ -47,6 +47,8 @@ public final class RemoteTagReader: TagReader {
     var stopped = false
     /// When the health last turned into a fault (CLOCK_MONOTONIC): status says for how long.
     var faultSince: ContinuousClock.Instant?
+    /// Refusals reported to the log at most once a minute per kind.
+    var refusals = RepeatLimiter<RemoteMessageError.Reason>()
   }
 
   private let configuration: Configuration
@@ -148,13 +150,15 @@ public final class RemoteTagReader: TagReader {
       publishWant()
     case .disconnected(let why):
       update { $0.brokerProblem = why }
-    case .message(let topic, let payload):
+    case .message(let topic, let payload, _):
       if topic == RemoteTopic.presence(configuration.name) {
         let offline = payload == Array("offline".utf8)
         update { $0.nodeOffline = offline }
       } else {
         take(payload, topic: topic)
       }
+    case .dropped(_, let bytes):
+      refuse(.oversized(bytes: bytes))
     }
   }
 
@@ -163,9 +167,7 @@ public final class RemoteTagReader: TagReader {
     let name = configuration.name
     let message: RemoteMessage
     do throws(RemoteMessageError) {
-      message = try RemoteFrame.open(payload) { reader in
-        reader == name ? { body, mac in key.verify(body, mac: mac) } : nil
-      }
+      message = try RemoteFrame.open(payload, from: name, on: topic, verify: key.verify)
       guard message.kind != .want else { return }
       let now = wallMilliseconds()
       let refusal = state.withLock { state -> RemoteMessageError? in
@@ -178,14 +180,16 @@ public final class RemoteTagReader: TagReader {
       }
       if let refusal { throw refusal }
     } catch {
-      onEvent(.rejected(error.description))
+      refuse(error)
       return
     }
     update { state in
       state.lastHeard = .now
       state.nodeOffline = false
       if message.kind == .health {
-        state.nodeHealth = DeviceCondition(message.state == "ok" ? .ok : .fault, message.detail ?? "")
+        // Signed, yet bounded: status and the log show it.
+        state.nodeHealth = DeviceCondition(
+          message.state == "ok" ? .ok : .fault, LogText.bounded(message.detail ?? "", limit: 200))
       }
     }
     switch message.kind {
@@ -195,6 +199,16 @@ public final class RemoteTagReader: TagReader {
     case .removed: onEvent(.removed)
     case .health, .want: break
     }
+  }
+
+  /// Reports a refused message, at most once a minute for each kind of refusal, with how many
+  /// more of its kind came meanwhile: a flood writes a line a minute, not a line a message.
+  private func refuse(_ error: RemoteMessageError) {
+    let now = MonotonicInstant.now().nanoseconds / 1_000_000
+    guard let heldBack = state.withLock({ $0.refusals.admit(error.reason, now: now) }) else { return }
+    onEvent(
+      .rejected(
+        heldBack == 0 ? error.description : "\(error) (and \(heldBack) more like it since the last report)"))
   }
 
   /// The heartbeat thread: repeats the want and notices silence.

@@ -25,10 +25,11 @@ import Testing
     return message
   }
 
-  private func open(_ bytes: [UInt8], enrolled: Bool = true) throws(RemoteMessageError) -> RemoteMessage {
-    try RemoteFrame.open(bytes) { reader -> (([UInt8], [UInt8]) -> Bool)? in
-      guard enrolled, reader == "kitchen" else { return nil }
-      return { body, mac in Self.verify32(body, mac) }
+  private func open(_ bytes: [UInt8], from reader: String = "kitchen") throws(RemoteMessageError)
+    -> RemoteMessage
+  {
+    try RemoteFrame.open(bytes, from: reader, on: RemoteTopic.events(reader)) { body, mac in
+      Self.verify32(body, mac)
     }
   }
 
@@ -49,16 +50,30 @@ import Testing
     #expect(throws: RemoteMessageError.badSignature(reader: "kitchen")) { try open(other) }
   }
 
-  @Test func withoutASignatureOrFromAnUnenrolledReaderItIsRefused() throws {
+  @Test func withoutASignatureOrOnAnotherReadersTopicItIsRefused() throws {
     #expect(throws: RemoteMessageError.malformed("no signature in front")) {
       try open(Array(#"{"reader":"kitchen"}"#.utf8))
     }
     let notHex = Array(String(repeating: "z", count: 64).utf8) + [0x20] + Array("{}".utf8)
     #expect(throws: RemoteMessageError.malformed("no signature in front")) { try open(notHex) }
-    let garbage = Array(String(repeating: "0", count: 64).utf8) + [0x20] + Array("not json".utf8)
+    let body = Array("not json".utf8)
+    let garbage = Array(RemoteFrame.hex(Self.sign32(body)).utf8) + [0x20] + body
     #expect(throws: RemoteMessageError.malformed("the body is not a message")) { try open(garbage) }
     let frame = RemoteFrame.seal(message(), sign: Self.sign32)
-    #expect(throws: RemoteMessageError.unknownReader("kitchen")) { try open(frame, enrolled: false) }
+    #expect(throws: RemoteMessageError.wrongTopic(topic: RemoteTopic.events("hall"), reader: "kitchen")) {
+      try open(frame, from: "hall")
+    }
+  }
+
+  @Test("the MAC is checked before the body is read, and an oversized frame is not read at all")
+  func signatureBeforeDecodingAndSizeFirst() throws {
+    // Not JSON, with a wrong MAC: refused for the MAC, so nothing unsigned is decoded.
+    let unsigned = Array(String(repeating: "0", count: 64).utf8) + [0x20] + Array("not json".utf8)
+    #expect(throws: RemoteMessageError.badSignature(reader: "kitchen")) { try open(unsigned) }
+    let big = [UInt8](repeating: 0x30, count: RemoteFrame.maximumSize + 1)
+    #expect(throws: RemoteMessageError.oversized(bytes: RemoteFrame.maximumSize + 1)) { try open(big) }
+    let reader = String(repeating: "x", count: 10_000)
+    #expect(RemoteMessageError.badSignature(reader: reader).description.utf8.count < 200)
   }
 
   @Test func newerMessagesAreTakenAndOldOnesRefused() throws {
