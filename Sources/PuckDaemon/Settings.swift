@@ -135,6 +135,7 @@ final class Settings {
       retryDelay: config.enforcement.retryDelay, ringTimeout: config.enforcement.ringTimeout, pucks: pucks)
     settings.retryShrink = config.enforcement.retryShrink
     settings.retryFloor = config.enforcement.retryFloor
+    settings.networkBypass = config.homeAssistant.bypass
     return settings
   }
 }

@@ -95,6 +95,8 @@ public struct HomeAssistantDiscovery: Sendable {
 public enum HomeAssistantEvent: String, CaseIterable, Sendable {
   case fired, silenced, resolved
   case wrongTag = "wrong_tag"
+  /// A press of the bypass button did not count (docs/DESIGN.md M9).
+  case bypassRefused = "bypass_refused"
 
   /// `{"event_type": "fired"}`.
   public var payload: [UInt8] { JSONValue.object(["event_type": .string(rawValue)]).bytes }

@@ -142,7 +142,7 @@ public final class ReaderNode: Sendable {
 
   /// Logs a refused message, at most once a minute for each kind of refusal.
   private func refuse(_ error: RemoteMessageError) {
-    let now = MonotonicInstant.now().nanoseconds / 1_000_000
+    let now = MonotonicInstant.now() - MonotonicInstant(nanoseconds: 0)
     guard let heldBack = state.withLock({ $0.refusals.admit(error.reason, now: now) }) else { return }
     log(
       4,

@@ -204,7 +204,7 @@ public final class RemoteTagReader: TagReader {
   /// Reports a refused message, at most once a minute for each kind of refusal, with how many
   /// more of its kind came meanwhile: a flood writes a line a minute, not a line a message.
   private func refuse(_ error: RemoteMessageError) {
-    let now = MonotonicInstant.now().nanoseconds / 1_000_000
+    let now = MonotonicInstant.now() - MonotonicInstant(nanoseconds: 0)
     guard let heldBack = state.withLock({ $0.refusals.admit(error.reason, now: now) }) else { return }
     onEvent(
       .rejected(

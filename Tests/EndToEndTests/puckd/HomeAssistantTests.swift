@@ -41,7 +41,9 @@ struct HomeAssistantTests {
     let broker = try Broker()
     let dock = try DaemonHarness(
       simulate: true,
-      config: "[mqtt]\nport = \(broker.port)\ndock_name = bedroom\n[homeassistant]\nenabled = yes\n",
+      config:
+        "[mqtt]\nport = \(broker.port)\ndock_name = bedroom\n[homeassistant]\nenabled = yes\n"
+        + "bypass_button = yes\nbypass_after = 0s\n",
       audio: false)
     try dock.start()
     try dock.pair("04:A2:3B:11:22:33:44")

@@ -5,14 +5,14 @@ import Testing
 /// moved by hand.
 @Suite struct RepeatLimiterTests {
   @Test func oneReportPerKindPerIntervalWithTheCountHeldBack() {
-    var limiter = RepeatLimiter<String>(interval: 60_000)
-    #expect(limiter.admit("bad signature", now: 0) == 0)
-    for second in 1...59 { #expect(limiter.admit("bad signature", now: Int64(second) * 1000) == nil) }
+    var limiter = RepeatLimiter<String>(interval: .seconds(60))
+    #expect(limiter.admit("bad signature", now: .zero) == 0)
+    for second in 1...59 { #expect(limiter.admit("bad signature", now: .seconds(second)) == nil) }
     // Another kind has its own allowance.
-    #expect(limiter.admit("stale", now: 30_000) == 0)
-    #expect(limiter.admit("bad signature", now: 60_000) == 59, "the 59 held back are counted")
-    #expect(limiter.admit("bad signature", now: 60_001) == nil)
-    #expect(limiter.admit("bad signature", now: 200_000) == 1)
+    #expect(limiter.admit("stale", now: .seconds(30)) == 0)
+    #expect(limiter.admit("bad signature", now: .seconds(60)) == 59, "the 59 held back are counted")
+    #expect(limiter.admit("bad signature", now: .milliseconds(60_001)) == nil)
+    #expect(limiter.admit("bad signature", now: .seconds(200)) == 1)
   }
 }
 
