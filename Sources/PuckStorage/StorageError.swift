@@ -16,6 +16,8 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
   /// `file` could not be read (`readError`), so it is not written over until it can be: its
   /// content is unknown and a save would replace it.
   case notWrittenOver(file: String, readError: String)
+  /// `file` holds something this build cannot decode.
+  case undecodable(file: String, DocumentError)
 
   /// A sentence for logs and `puckctl` output.
   public var description: String {
@@ -27,6 +29,7 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case .inUse(let path, let pid):
       return "another puckd\(pid.map { " (pid \($0))" } ?? "") is already using the state directory \(path); "
         + "stop it first (sudo systemctl stop puckd) or give this one its own --state-dir"
+    case .undecodable(let file, let error): return "\(file) cannot be decoded: \(error)"
     case .notWrittenOver(let file, let readError):
       return "\(file) cannot be read (\(readError)); it is not written over until it can be read again"
     }

@@ -5,15 +5,27 @@
 /// than the last one taken: a higher counter in the same boot, or a later clock in a new boot.
 /// A scan held back by an outage (the client library resends after a reconnect) is past the
 /// window by then and never reaches a later wake-up.
-public struct RemoteSequence: Hashable, Sendable {
+///
+/// The dock keeps it on disk after each scan it takes (`reader-NAME.seen`, a `VersionedPayload`)
+/// and starts each remote reader from it, so a scan taken once is never taken again, across
+/// restarts and reloads (issue 22 item 5).
+public struct RemoteSequence: Hashable, Sendable, Codable, VersionedPayload {
   /// How far apart the two clocks may be, and how late a message may arrive.
   public static let window: Int64 = 30_000
+  public static let schemaVersion = 1
 
   private var boot: String?
   private var seq: UInt64 = 0
   private var sentAt: Int64 = .min
 
   public init() {}
+
+  /// A receiver that takes only messages signed after `sentAt` (its clock, Unix milliseconds):
+  /// where what was taken before is unknown (the file unreadable), nothing signed before the
+  /// reader started is taken.
+  public init(takingOnlyAfter sentAt: Int64) {
+    self.sentAt = sentAt
+  }
 
   /// Takes `message` if it is fresh and new, at the receiver's clock `now` (Unix milliseconds).
   public mutating func admit(_ message: RemoteMessage, now: Int64, window: Int64 = Self.window)

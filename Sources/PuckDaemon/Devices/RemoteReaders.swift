@@ -97,8 +97,18 @@ final class RemoteReaders {
       return
     }
     let broker = dock.settings.broker
-    let configuration = RemoteTagReader.Configuration(
+    var configuration = RemoteTagReader.Configuration(
       name: name, key: key, dock: dock.settings.dockName, broker: broker)
+    configuration.seen = seen(name)
+    let files = dock.state.readerKeys
+    configuration.remember = { sequence in
+      do {
+        try files.saveSeen(name, sequence)
+      } catch {
+        Log.error(
+          "remote reader \(name): cannot save which scan was taken (\(error)); a restart could take it again")
+      }
+    }
     let inbox = dock.loop.inbox
     let reader = makeRemote(configuration) { event in
       // Refusals are what a flood makes (already at most one a minute per kind); a scan or a
@@ -116,6 +126,17 @@ final class RemoteReaders {
     reader.start()
     reader.setEnabled(polling)
     onChange()
+  }
+
+  /// What earlier runs took from reader `name` (docs/DESIGN.md M3). When that cannot be read,
+  /// nothing signed before now is taken: a scan from before cannot be taken twice either way.
+  private func seen(_ name: String) -> RemoteSequence {
+    do {
+      return try dock.state.readerKeys.readSeen(name) ?? RemoteSequence()
+    } catch {
+      Log.error("remote reader \(name): \(error); taking only messages signed from now on")
+      return RemoteSequence(takingOnlyAfter: RemoteTagReader.systemWallMilliseconds())
+    }
   }
 
   /// Polls while a wake-up is open, a pairing or a rehearsal waits for a scan.

@@ -24,6 +24,11 @@ public final class RemoteTagReader: TagReader {
     public var heartbeat: Duration = .seconds(10)
     /// No signed word from the node for this long: it is reported unreachable.
     public var silence: Duration = .seconds(30)
+    /// What earlier runs took from this reader (docs/DESIGN.md M3): a scan they took is refused.
+    public var seen = RemoteSequence()
+    /// Saves what was taken, durably, after a scan is admitted and before it is reported, so
+    /// no later run takes it again. Runs on libmosquitto's thread.
+    public var remember: @Sendable (RemoteSequence) -> Void = { _ in }
 
     public init(name: String, key: ReaderKey, dock: String, broker: BrokerSettings) {
       self.name = name
@@ -70,6 +75,7 @@ public final class RemoteTagReader: TagReader {
     self.wallMilliseconds = wallMilliseconds
     state = Mutex(
       State(
+        sequence: configuration.seen,
         health: DeviceCondition(
           .fault,
           "\(configuration.name): waiting for the reader node (broker \(configuration.broker.address))")))
@@ -170,15 +176,17 @@ public final class RemoteTagReader: TagReader {
       message = try RemoteFrame.open(payload, from: name, on: topic, verify: key.verify)
       guard message.kind != .want else { return }
       let now = wallMilliseconds()
-      let refusal = state.withLock { state -> RemoteMessageError? in
+      let admitted = state.withLock { state -> Result<RemoteSequence, RemoteMessageError> in
         do throws(RemoteMessageError) {
           try state.sequence.admit(message, now: now)
-          return nil
+          return .success(state.sequence)
         } catch {
-          return error
+          return .failure(error)
         }
       }
-      if let refusal { throw refusal }
+      let taken = try admitted.get()
+      // On disk before anyone acts on it: a scan is taken at most once, across restarts.
+      if message.kind == .arrived { configuration.remember(taken) }
     } catch {
       refuse(error)
       return

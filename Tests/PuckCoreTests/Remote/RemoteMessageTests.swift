@@ -76,6 +76,24 @@ import Testing
     #expect(RemoteMessageError.badSignature(reader: reader).description.utf8.count < 200)
   }
 
+  @Test("what was taken, saved and read back by a new run, still refuses the same scan")
+  func takenOnceAcrossRuns() throws {
+    var first = RemoteSequence()
+    try first.admit(message(boot: "aa", seq: 7, at: 1_000_000), now: 1_000_100)
+    let saved = try DocumentCodec.encode(first)
+    var next = try DocumentCodec.decode(RemoteSequence.self, from: saved)
+    #expect(throws: RemoteMessageError.replayed(reader: "kitchen", seq: 7)) {
+      try next.admit(message(boot: "aa", seq: 7, at: 1_000_000), now: 1_005_000)
+    }
+    try next.admit(message(boot: "aa", seq: 8, at: 1_004_000), now: 1_005_000)
+    // Nothing known of before: nothing signed before the start is taken.
+    var blind = RemoteSequence(takingOnlyAfter: 1_005_000)
+    #expect(throws: RemoteMessageError.replayed(reader: "kitchen", seq: 7)) {
+      try blind.admit(message(boot: "aa", seq: 7, at: 1_000_000), now: 1_005_000)
+    }
+    try blind.admit(message(boot: "bb", seq: 1, at: 1_005_001), now: 1_005_100)
+  }
+
   @Test func newerMessagesAreTakenAndOldOnesRefused() throws {
     var sequence = RemoteSequence()
     try sequence.admit(message(boot: "aa", seq: 1, at: 1_000_000), now: 1_000_100)
