@@ -51,6 +51,10 @@ public struct RemoteMessage: Hashable, Sendable, Codable {
     case health
     /// Dock → node: whether this dock wants the reader polling (`poll`), from `dock`.
     case want
+    /// Node → dock, on the presence topic: the node's last will, signed when it connects and
+    /// published by the broker when it vanishes (or by the node when it stops). Taken only for
+    /// the boot the dock last heard from, whatever its age (docs/DESIGN.md M5).
+    case offline
   }
 }
 

@@ -27,6 +27,10 @@ public struct RemoteSequence: Hashable, Sendable, Codable, VersionedPayload {
     self.sentAt = sentAt
   }
 
+  /// The sender's boot of the last message taken, nil before the first: a signed last will
+  /// counts only for this boot.
+  public var currentBoot: String? { boot }
+
   /// Takes `message` if it is fresh and new, at the receiver's clock `now` (Unix milliseconds).
   public mutating func admit(_ message: RemoteMessage, now: Int64, window: Int64 = Self.window)
     throws(RemoteMessageError)
@@ -48,7 +52,8 @@ public struct RemoteSequence: Hashable, Sendable, Codable, VersionedPayload {
 public enum RemoteTopic {
   /// Node → docks: signed events and heartbeats.
   public static func events(_ reader: String) -> String { "puckalarm/reader/\(reader)/event" }
-  /// The node's presence: `online` (retained) while connected, `offline` (its last will).
+  /// The node's presence: `online` (retained, plain, for people) while connected, and its
+  /// signed last will (`RemoteMessage.Kind.offline`) when it is gone.
   public static func presence(_ reader: String) -> String { "puckalarm/reader/\(reader)/presence" }
   /// Dock → node: a dock's signed wish for polling (retained).
   public static func want(_ reader: String, dock: String) -> String {

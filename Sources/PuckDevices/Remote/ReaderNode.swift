@@ -68,7 +68,9 @@ public final class ReaderNode: Sendable {
     let box = Mutex<ReaderNode?>(nil)
     connection = try MQTTConnection(
       clientID: "puck-reader-\(name)-\(boot.prefix(6))", settings: configuration.broker,
-      will: .init(topic: RemoteTopic.presence(name), payload: Array("offline".utf8)),
+      will: .init(
+        topic: RemoteTopic.presence(name),
+        payload: Self.lastWill(name: name, boot: boot, key: configuration.key, at: wallMilliseconds())),
       subscriptions: [RemoteTopic.wants(name)]
     ) { event in box.withLock { $0 }?.received(event) }
     thread = try? DeadlineThread()
@@ -84,10 +86,20 @@ public final class ReaderNode: Sendable {
     try? thread?.start { [weak self] in self?.tick() }
   }
 
+  /// The signed `offline` the broker publishes when the node vanishes: signed now, so a dock
+  /// can tell it from anyone's `offline`, and bound to this boot, so an old one means nothing.
+  private static func lastWill(name: String, boot: String, key: ReaderKey, at now: Int64) -> [UInt8] {
+    RemoteFrame.seal(
+      RemoteMessage(reader: name, boot: boot, seq: 0, sentAt: now, kind: .offline), sign: key.sign)
+  }
+
   /// Marks the node offline, closes the connection and the reader.
   public func stop() {
     thread?.stop()
-    connection.publish(RemoteTopic.presence(configuration.name), Array("offline".utf8), retain: true)
+    connection.publish(
+      RemoteTopic.presence(configuration.name),
+      Self.lastWill(name: configuration.name, boot: boot, key: configuration.key, at: wallMilliseconds()),
+      retain: true)
     connection.stop()
     readerBox.withLock { $0 }?.stop()
   }

@@ -158,8 +158,7 @@ public final class RemoteTagReader: TagReader {
       update { $0.brokerProblem = why }
     case .message(let topic, let payload, _):
       if topic == RemoteTopic.presence(configuration.name) {
-        let offline = payload == Array("offline".utf8)
-        update { $0.nodeOffline = offline }
+        takePresence(payload, topic: topic)
       } else {
         take(payload, topic: topic)
       }
@@ -174,7 +173,8 @@ public final class RemoteTagReader: TagReader {
     let message: RemoteMessage
     do throws(RemoteMessageError) {
       message = try RemoteFrame.open(payload, from: name, on: topic, verify: key.verify)
-      guard message.kind != .want else { return }
+      // A want is a dock's; a last will counts only on the presence topic.
+      guard message.kind != .want, message.kind != .offline else { return }
       let now = wallMilliseconds()
       let admitted = state.withLock { state -> Result<RemoteSequence, RemoteMessageError> in
         do throws(RemoteMessageError) {
@@ -205,7 +205,27 @@ public final class RemoteTagReader: TagReader {
       guard let uid = message.uid else { return }
       onEvent(.scanned(uid, fresh: message.fresh ?? false))
     case .removed: onEvent(.removed)
-    case .health, .want: break
+    case .health, .want, .offline: break
+    }
+  }
+
+  /// The presence topic: only the node's signed last will, for the boot last heard from, marks
+  /// it offline (docs/DESIGN.md M5). Anyone may publish there; plain `online`/`offline` text
+  /// (the node's own `online`, for people) changes nothing.
+  private func takePresence(_ payload: [UInt8], topic: String) {
+    guard payload != Array("online".utf8), payload != Array("offline".utf8) else { return }
+    let message: RemoteMessage
+    do throws(RemoteMessageError) {
+      message = try RemoteFrame.open(
+        payload, from: configuration.name, on: topic, verify: configuration.key.verify)
+    } catch {
+      refuse(error)
+      return
+    }
+    guard message.kind == .offline else { return }
+    update { state in
+      guard let boot = state.sequence.currentBoot, boot == message.boot else { return }
+      state.nodeOffline = true
     }
   }
 
