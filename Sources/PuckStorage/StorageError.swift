@@ -11,6 +11,10 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
   case pairingFileRefused(path: String, PairingFileRefusal)
   /// A reader's key file at `path` is not trusted and was left untouched.
   case readerKeyRefused(path: String, PairingFileRefusal)
+  /// The broker password file at `path` is not trusted: it is not used.
+  case passwordFileRefused(path: String, PairingFileRefusal)
+  /// The broker password file at `path`, named in the settings, does not exist.
+  case passwordFileMissing(path: String)
   /// Another daemon (pid, when it could be read) holds the state directory at `path`.
   case inUse(path: String, pid: Int32?)
   /// `file` could not be read (`readError`), so it is not written over until it can be: its
@@ -26,6 +30,10 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case .unencodable(let file, let error): return "could not save \(file): \(error)"
     case .pairingFileRefused(let path, let refusal): return "refusing the pairing file \(path): \(refusal)"
     case .readerKeyRefused(let path, let refusal): return "refusing the reader key \(path): \(refusal)"
+    case .passwordFileRefused(let path, let refusal):
+      return "refusing the MQTT password file \(path): \(refusal); not connecting without it"
+    case .passwordFileMissing(let path):
+      return "the MQTT password file \(path) does not exist; not connecting without it"
     case .inUse(let path, let pid):
       return "another puckd\(pid.map { " (pid \($0))" } ?? "") is already using the state directory \(path); "
         + "stop it first (sudo systemctl stop puckd) or give this one its own --state-dir"

@@ -78,25 +78,22 @@ final class RemoteReaders {
     generation += 1
     let current = generation
     let key: ReaderKey
+    let broker: BrokerSettings
     do {
       guard let text = try dock.state.readerKeys.read(name), let parsed = ReaderKey(hex: text) else {
-        entries[name] = Entry(
-          reader: InertReader(), generation: current,
-          health: DeviceHealth(
-            .reader, state: .fault,
-            detail:
-              "\(name): its key file is not 64 hex digits; run 'sudo puckctl reader rm \(name)' and add it again"
-          ))
+        holdInert(
+          name, generation: current,
+          "\(name): its key file is not 64 hex digits; run 'sudo puckctl reader rm \(name)' and add it again")
         return
       }
       key = parsed
+      broker = try dock.settings.broker()
     } catch {
-      entries[name] = Entry(
-        reader: InertReader(), generation: current,
-        health: DeviceHealth(.reader, state: .fault, detail: "\(name): \(error)"))
+      Log.error("remote reader \(name): \(error)")
+      holdInert(name, generation: current, "\(name): \(error)")
+      onChange()
       return
     }
-    let broker = dock.settings.broker
     var configuration = RemoteTagReader.Configuration(
       name: name, key: key, dock: dock.settings.dockName, broker: broker)
     configuration.seen = seen(name)
@@ -126,6 +123,13 @@ final class RemoteReaders {
     reader.start()
     reader.setEnabled(polling)
     onChange()
+  }
+
+  /// Reader `name` cannot start: it stays a fault in status, saying `why`.
+  private func holdInert(_ name: String, generation: Int, _ why: String) {
+    entries[name] = Entry(
+      reader: InertReader(why), generation: generation,
+      health: DeviceHealth(.reader, state: .fault, detail: why))
   }
 
   /// What earlier runs took from reader `name` (docs/DESIGN.md M3). When that cannot be read,
@@ -196,12 +200,14 @@ enum RemoteReaderError: Error, CustomStringConvertible {
 /// Stands in for a remote reader whose key cannot be used: it does nothing, and its health
 /// (kept by `RemoteReaders`) says why.
 private final class InertReader: TagReader {
+  /// Why it does nothing, as status shows it.
+  let health: DeviceCondition
+  init(_ why: String) { health = DeviceCondition(.fault, why) }
   func start() {}
   func start(after previous: (any TagReader)?) { previous?.requestStop() }
   func requestStop() {}
   func setEnabled(_ enabled: Bool) {}
   func checkHealth() {}
   func checkProgress() -> DeviceCondition? { nil }
-  var health: DeviceCondition { DeviceCondition(.fault, "not started") }
   func stop() {}
 }

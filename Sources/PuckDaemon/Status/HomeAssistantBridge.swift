@@ -51,10 +51,11 @@ final class HomeAssistantBridge {
       version: ProductVersion.current)
     discovery = made
     let inbox = dock.loop.inbox
-    let address = dock.settings.broker.address
     do {
+      let broker = try dock.settings.broker()
+      let address = broker.address
       let connection = try MQTTConnection(
-        clientID: "puckd-\(made.dock)-homeassistant", settings: dock.settings.broker,
+        clientID: "puckd-\(made.dock)-homeassistant", settings: broker,
         will: .init(topic: made.availabilityTopic, payload: Array("offline".utf8)),
         subscriptions: [made.homeAssistantStatusTopic, made.bypassTopic]
       ) { event in
@@ -75,7 +76,7 @@ final class HomeAssistantBridge {
       self.connection = connection
       try connection.start()
       Log.info(
-        "Home Assistant: publishing the dock as '\(made.dock)' through \(dock.settings.broker.address)")
+        "Home Assistant: publishing the dock as '\(made.dock)' through \(address)")
     } catch {
       Log.error("Home Assistant: \(error)")
     }
