@@ -204,7 +204,10 @@ public final class MQTTConnection: Sendable {
           state.backoff.reset()
           return code
         }
-        guard let started, started != Int32(MOSQ_ERR_SUCCESS.rawValue) else { return nil }
+        guard let started, started != Int32(MOSQ_ERR_SUCCESS.rawValue) else {
+          connector?.stop()  // libmosquitto's loop reconnects from now on
+          return nil
+        }
         handler(.disconnected(MQTTError(function: "mosquitto_loop_start", code: started).description))
       } else {
         handler(.disconnected(MQTTError(function: "mosquitto_connect_async", code: code).description))
