@@ -72,13 +72,16 @@ public enum RemoteMessageError: Error, Hashable, Sendable, CustomStringConvertib
   case stale(reader: String, byMilliseconds: Int64)
   /// Its counter is not past the last one taken from this sender.
   case replayed(reader: String, seq: UInt64)
+  /// A copy of the last message this receiver took, as the client library resends after a
+  /// reconnect: not an attack, and logged as such.
+  case redelivered(reader: String, seq: UInt64)
   /// Over `RemoteFrame.maximumSize` bytes: dropped before it was copied or read.
   case oversized(bytes: Int)
 
   /// The kinds of refusal, without their particulars: a flood of one kind is logged once a
   /// minute (`RepeatLimiter`).
   public enum Reason: String, Hashable, Sendable {
-    case malformed, badSignature, wrongTopic, stale, replayed, oversized
+    case malformed, badSignature, wrongTopic, stale, replayed, redelivered, oversized
   }
 
   /// This refusal's kind.
@@ -89,6 +92,7 @@ public enum RemoteMessageError: Error, Hashable, Sendable, CustomStringConvertib
     case .wrongTopic: return .wrongTopic
     case .stale: return .stale
     case .replayed: return .replayed
+    case .redelivered: return .redelivered
     case .oversized: return .oversized
     }
   }
@@ -107,6 +111,9 @@ public enum RemoteMessageError: Error, Hashable, Sendable, CustomStringConvertib
         : "message from reader '\(LogText.bounded(reader))' is \(seconds) s in the future (its clock is off)"
     case .replayed(let reader, let seq):
       return "message \(seq) from reader '\(LogText.bounded(reader))' was already taken (replayed)"
+    case .redelivered(let reader, let seq):
+      return
+        "message \(seq) from reader '\(LogText.bounded(reader))' came again (a redelivery after a reconnect); it was taken once"
     case .oversized(let bytes):
       return "a message of \(bytes) bytes, over the limit of \(RemoteFrame.maximumSize), was dropped unread"
     }

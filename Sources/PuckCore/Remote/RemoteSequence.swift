@@ -17,6 +17,14 @@ public struct RemoteSequence: Hashable, Sendable, Codable, VersionedPayload {
   private var boot: String?
   private var seq: UInt64 = 0
   private var sentAt: Int64 = .min
+  /// Whether the last message was taken by this receiver, not read from the file: only then is
+  /// a copy of it a redelivery (the client library resends after a reconnect); a copy of one
+  /// taken by an earlier run is a replay.
+  private var tookLastHere = false
+
+  private enum CodingKeys: String, CodingKey {
+    case boot, seq, sentAt
+  }
 
   public init() {}
 
@@ -38,13 +46,17 @@ public struct RemoteSequence: Hashable, Sendable, Codable, VersionedPayload {
     let late = now - message.sentAt
     guard abs(late) <= window else { throw .stale(reader: message.reader, byMilliseconds: late) }
     if message.boot == boot {
-      guard message.seq > seq else { throw .replayed(reader: message.reader, seq: message.seq) }
+      guard message.seq > seq else {
+        if message.seq == seq && tookLastHere { throw .redelivered(reader: message.reader, seq: message.seq) }
+        throw .replayed(reader: message.reader, seq: message.seq)
+      }
     } else {
       guard message.sentAt > sentAt else { throw .replayed(reader: message.reader, seq: message.seq) }
     }
     boot = message.boot
     seq = message.seq
     sentAt = message.sentAt
+    tookLastHere = true
   }
 }
 

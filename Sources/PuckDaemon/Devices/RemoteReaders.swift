@@ -110,9 +110,10 @@ final class RemoteReaders {
     let reader = makeRemote(configuration) { event in
       // Refusals are what a flood makes (already at most one a minute per kind); a scan or a
       // health change always gets in.
-      if case .rejected = event {
+      switch event {
+      case .rejected, .redelivered:
         inbox.post(.remoteReader(name, event, generation: current), ifFewerThan: LoopMessage.networkBacklog)
-      } else {
+      case .scanned, .removed, .health:
         inbox.post(.remoteReader(name, event, generation: current))
       }
     }

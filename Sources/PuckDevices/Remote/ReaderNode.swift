@@ -156,8 +156,9 @@ public final class ReaderNode: Sendable {
   private func refuse(_ error: RemoteMessageError) {
     let now = MonotonicInstant.now() - MonotonicInstant(nanoseconds: 0)
     guard let heldBack = state.withLock({ $0.refusals.admit(error.reason, now: now) }) else { return }
+    // A redelivery after a reconnect is routine; anything else may be an attack.
     log(
-      4,
+      error.reason == .redelivered ? 6 : 4,
       "refused a message: \(error)\(heldBack == 0 ? "" : " (and \(heldBack) more like it since the last report)")"
     )
   }
@@ -192,7 +193,7 @@ public final class ReaderNode: Sendable {
       }
       if changed { log(condition.state == .ok ? 5 : 3, "reader: \(condition.detail)") }
       publishHealth()
-    case .rejected: break
+    case .rejected, .redelivered: break
     }
   }
 

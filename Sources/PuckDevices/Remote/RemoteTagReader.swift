@@ -234,9 +234,11 @@ public final class RemoteTagReader: TagReader {
   private func refuse(_ error: RemoteMessageError) {
     let now = MonotonicInstant.now() - MonotonicInstant(nanoseconds: 0)
     guard let heldBack = state.withLock({ $0.refusals.admit(error.reason, now: now) }) else { return }
-    onEvent(
-      .rejected(
-        heldBack == 0 ? error.description : "\(error) (and \(heldBack) more like it since the last report)"))
+    let why =
+      heldBack == 0 ? error.description : "\(error) (and \(heldBack) more like it since the last report)"
+    // A redelivery after a reconnect is routine, and logged as such; anything else may be an
+    // attack.
+    onEvent(error.reason == .redelivered ? .redelivered(why) : .rejected(why))
   }
 
   /// The heartbeat thread: repeats the want and notices silence.
