@@ -25,6 +25,8 @@ final class HomeAssistantBridge {
   private var tagKey: ReaderKey?
   private var state = HomeAssistantState()
   private var published: [UInt8]?
+  /// The timestamps last published on their own topics, by key.
+  private var publishedTimestamps: [String: String] = [:]
   private var readers: [String] = []
   /// Which bypass commands are presses (retained and repeated ones are not).
   private var presses = NetworkPressFilter()
@@ -89,6 +91,7 @@ final class HomeAssistantBridge {
       connection.publish(discovery.availabilityTopic, Array("online".utf8), retain: true)
       for message in discovery.messages { connection.publish(message.topic, message.payload, retain: true) }
       published = nil
+      publishedTimestamps = [:]
       publishState()
     case .bypass(let retained):
       let topic = discovery?.bypassTopic ?? "the bypass topic"
@@ -163,6 +166,13 @@ final class HomeAssistantBridge {
 
   private func publishState() {
     guard let connection, let discovery else { return }
+    // Each timestamp before the document that makes its sensor available.
+    for (key, text) in state.timestamps {
+      guard let text, publishedTimestamps[key] != text else { continue }
+      if connection.publish(discovery.timestampTopic(key), Array(text.utf8), retain: true) {
+        publishedTimestamps[key] = text
+      }
+    }
     let payload = state.payload
     guard payload != published else { return }
     if connection.publish(discovery.stateTopic, payload, retain: true) { published = payload }

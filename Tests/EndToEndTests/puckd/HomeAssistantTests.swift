@@ -60,6 +60,13 @@ struct HomeAssistantTests {
     ] {
       #expect(topics.contains("homeassistant/\(entity)/config"), "\(entity)")
     }
+    // A timestamp sensor says "no value" through availability, never with a state Home
+    // Assistant would log as invalid (null, None, an empty string).
+    let nextAlarm = try #require(
+      configs.first { $0.topic.hasSuffix("sensor/puckalarm_bedroom/next_alarm/config") })
+    #expect(nextAlarm.payload.contains(#""availability_mode":"all""#))
+    #expect(nextAlarm.payload.contains(#""state_topic":"puckalarm/dock/bedroom/next_alarm""#))
+    #expect(!nextAlarm.payload.contains("availability_topic"))
     let availability = try Self.listen(broker, "puckalarm/dock/bedroom/availability", count: 1)
     #expect(availability.last?.payload == "online")
 
@@ -104,5 +111,7 @@ struct HomeAssistantTests {
       let state = try Self.state(broker)
       return state["open"] as? String == "OFF" && state["last_wake_up"] is String
     }
+    let lastWakeUp = try Self.listen(broker, "puckalarm/dock/bedroom/last_wake_up", count: 1)
+    #expect(lastWakeUp.last?.payload.contains("T") == true, "the time on its own topic: \(lastWakeUp)")
   }
 }
