@@ -34,8 +34,12 @@ extension Daemon {
     status.onUpdate = { [unowned self] status in self.homeAssistant.statusChanged(status) }
     enforcement.onEvent = { [unowned self] event in self.homeAssistant.event(event) }
     homeAssistant.onBypass = { [unowned self] in
-      // As the dock button: it silences and re-arms; it never ends a wake-up.
-      if self.enforcement.machine.isRinging { self.enforcement.handle(.bypass) }
+      // A press from the network: a bypass only as [homeassistant] allows (docs/DESIGN.md M9);
+      // it silences and re-arms, and never ends a wake-up.
+      for case .networkBypassRefused(let refusal) in self.enforcement.handle(.networkBypass) {
+        return refusal
+      }
+      return nil
     }
     router.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh, reader: "simulated") }
     enforcement.willRing = { [unowned self] in self.rehearsal.interrupt() }

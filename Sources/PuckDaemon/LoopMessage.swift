@@ -22,4 +22,8 @@ enum LoopMessage: Sendable {
   case homeAssistant(HomeAssistantBridge.Command)
   /// The wall clock was stepped, found while re-arming the wall timer (`ECANCELED`).
   case clockStepped
+
+  /// The most messages from the network (Home Assistant's commands, remote readers' refusals)
+  /// the inbox holds; more are dropped until the loop catches up (docs/DESIGN.md M8).
+  static let networkBacklog = 256
 }

@@ -120,17 +120,14 @@ final class Settings {
     }
   }
 
-  /// The `[mqtt]` broker, with the password read from its file.
-  var broker: BrokerSettings {
+  /// The `[mqtt]` broker, with the password read from its file; throws when `password_file` is
+  /// set but missing or not root-only (issue 22 item 7): never a silent anonymous login.
+  func broker() throws(StorageError) -> BrokerSettings {
     let mqtt = config.mqtt
     var broker = BrokerSettings(host: mqtt.host, port: mqtt.port)
     broker.username = mqtt.username
     broker.caFile = mqtt.caFile
-    if let file = mqtt.passwordFile {
-      broker.password = (try? DurableFile.read(file)).flatMap { $0 }.map {
-        String(decoding: $0.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
-      }
-    }
+    if let file = mqtt.passwordFile { broker.password = try MQTTPasswordFile.read(file) }
     return broker
   }
 
@@ -145,6 +142,7 @@ final class Settings {
       retryDelay: config.enforcement.retryDelay, ringTimeout: config.enforcement.ringTimeout, pucks: pucks)
     settings.retryShrink = config.enforcement.retryShrink
     settings.retryFloor = config.enforcement.retryFloor
+    settings.networkBypass = config.homeAssistant.bypass
     return settings
   }
 }

@@ -49,14 +49,56 @@ public struct ReaderKeyFiles: Sendable {
     }
   }
 
-  /// Removes reader `name`'s key durably; false when it was not enrolled.
+  /// Removes reader `name`'s key durably, and what was taken from it; false when it was not
+  /// enrolled.
   public func remove(_ name: String) throws(StorageError) -> Bool {
     do throws(FileSystemError) {
-      return try DurableFile.remove(path(name))
+      let removed = try DurableFile.remove(path(name))
+      _ = try DurableFile.remove(seenPath(name))
+      return removed
     } catch {
       throw .fileSystem(error)
     }
   }
+
+  /// The file that keeps what was taken from reader `name` (docs/DESIGN.md M3): the sender,
+  /// counter and clock of the last scan, so a scan is taken at most once across restarts.
+  public func seenPath(_ name: String) -> String { directory.filePath("reader-\(name).seen") }
+
+  /// What was taken from reader `name` by earlier runs; nil when nothing was.
+  public func readSeen(_ name: String) throws(StorageError) -> RemoteSequence? {
+    let path = seenPath(name)
+    let bytes: [UInt8]
+    do throws(FileSystemError) {
+      guard let read = try DurableFile.read(path) else { return nil }
+      bytes = read
+    } catch {
+      throw .fileSystem(error)
+    }
+    do throws(DocumentError) {
+      return try DocumentCodec.decode(RemoteSequence.self, from: bytes)
+    } catch {
+      throw .undecodable(file: path, error)
+    }
+  }
+
+  /// Saves what was taken from reader `name`, durably (written, synced and renamed into place)
+  /// before the scan it follows is acted on.
+  public func saveSeen(_ name: String, _ sequence: RemoteSequence) throws(StorageError) {
+    let path = seenPath(name)
+    let bytes: [UInt8]
+    do throws(DocumentError) {
+      bytes = try DocumentCodec.encode(sequence)
+    } catch {
+      throw .unencodable(file: path, error)
+    }
+    do throws(FileSystemError) {
+      try DurableFile.write(bytes, to: path, mode: StateDirectory.fileMode)
+    } catch {
+      throw .fileSystem(error)
+    }
+  }
+
 }
 
 extension ReaderKeyFiles {

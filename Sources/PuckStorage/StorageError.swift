@@ -11,11 +11,17 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
   case pairingFileRefused(path: String, PairingFileRefusal)
   /// A reader's key file at `path` is not trusted and was left untouched.
   case readerKeyRefused(path: String, PairingFileRefusal)
+  /// The broker password file at `path` is not trusted: it is not used.
+  case passwordFileRefused(path: String, PairingFileRefusal)
+  /// The broker password file at `path`, named in the settings, does not exist.
+  case passwordFileMissing(path: String)
   /// Another daemon (pid, when it could be read) holds the state directory at `path`.
   case inUse(path: String, pid: Int32?)
   /// `file` could not be read (`readError`), so it is not written over until it can be: its
   /// content is unknown and a save would replace it.
   case notWrittenOver(file: String, readError: String)
+  /// `file` holds something this build cannot decode.
+  case undecodable(file: String, DocumentError)
 
   /// A sentence for logs and `puckctl` output.
   public var description: String {
@@ -24,9 +30,14 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case .unencodable(let file, let error): return "could not save \(file): \(error)"
     case .pairingFileRefused(let path, let refusal): return "refusing the pairing file \(path): \(refusal)"
     case .readerKeyRefused(let path, let refusal): return "refusing the reader key \(path): \(refusal)"
+    case .passwordFileRefused(let path, let refusal):
+      return "refusing the MQTT password file \(path): \(refusal); not connecting without it"
+    case .passwordFileMissing(let path):
+      return "the MQTT password file \(path) does not exist; not connecting without it"
     case .inUse(let path, let pid):
       return "another puckd\(pid.map { " (pid \($0))" } ?? "") is already using the state directory \(path); "
         + "stop it first (sudo systemctl stop puckd) or give this one its own --state-dir"
+    case .undecodable(let file, let error): return "\(file) cannot be decoded: \(error)"
     case .notWrittenOver(let file, let readError):
       return "\(file) cannot be read (\(readError)); it is not written over until it can be read again"
     }

@@ -17,7 +17,7 @@ enum PuckReader {
       --broker HOST[:PORT]  the MQTT broker (default 127.0.0.1:1883)
       --reader CONNSTRING   the libnfc device (default: the first one libnfc finds), e.g.
                             pn532_uart:/dev/serial0
-      --username USER, --password-file PATH   the node's broker account
+      --username USER, --password-file PATH   the node's broker account; the file as the key (0600)
       --ca-file PATH        the CA that signed the broker's certificate: TLS
     Signals: SIGTERM/SIGINT stop cleanly (the docks see the node go offline).
     """
@@ -84,11 +84,9 @@ enum PuckReader {
         return 65
       }
       key = parsed
-      if let passwordFile {
-        broker.password = try DurableFile.read(passwordFile).map {
-          String(decoding: $0.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
-        }
-      }
+      // Checked as the key file is: a missing or loose password file is an error, never an
+      // anonymous login (issue 22 item 7).
+      if let passwordFile { broker.password = try MQTTPasswordFile.read(passwordFile) }
     } catch {
       Log.error("puck-reader: \(error)")
       return 66

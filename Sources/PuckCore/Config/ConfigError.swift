@@ -68,6 +68,8 @@ public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
   case notAPort
   /// Not a name of 1 to 32 lower-case letters, digits, `-` and `_`.
   case notAName
+  /// Not a whole number.
+  case notANumber
   /// Empty where a value is required; the associated text says what kind.
   case missing(String)
   /// Below the smallest accepted value, which is given as written in the file.
@@ -87,6 +89,7 @@ public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
       return "expected an absolute path like /home/pi/alarm.flac, or nothing for the built-in tone"
     case .notAPort: return "expected a port from 1 to 65535, like 1883"
     case .notAName: return "expected 1 to 32 lower-case letters, digits, - or _, like bedroom"
+    case .notANumber: return "expected a whole number, like 1"
     case .missing(let kind): return "expected \(kind)"
     case .belowMinimum(let minimum): return "expected at least \(minimum)"
     case .aboveMaximum(let maximum): return "expected at most \(maximum)"
@@ -103,6 +106,7 @@ public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
     case .notAnAbsolutePath: return "is not an absolute path: \(expected)"
     case .notAPort: return "is not a port: \(expected)"
     case .notAName: return "is not a name: \(expected)"
+    case .notANumber: return "is not a number: \(expected)"
     case .missing: return "is empty: \(expected)"
     case .belowMinimum(let minimum): return "is below the minimum \(minimum)"
     case .aboveMaximum(let maximum): return "is above the maximum \(maximum)"

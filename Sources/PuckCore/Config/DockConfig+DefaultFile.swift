@@ -118,6 +118,14 @@ extension DockConfig {
     # (tag IDs are keyed hashes, never UIDs). Nothing Home Assistant can do ends a wake-up.
     #enabled = no
     #discovery_prefix = homeassistant
+    # The bypass button, and anything else that can publish on the dock's bypass topic: off
+    # unless set to yes (an automation that presses it could keep every ring quiet). When on,
+    # a press counts only after the ring has been heard for bypass_after (0s to 30min) and at
+    # most bypass_limit times per wake-up (1 to 10); a refused press is logged and shown in
+    # Home Assistant as a bypass_refused event. Retained and repeated presses are ignored.
+    #bypass_button = no
+    #bypass_after = 30s
+    #bypass_limit = 1
 
     """
 }

@@ -14,7 +14,7 @@ extension DockConfig {
       ]
     ),
     ("mqtt", ["host", "port", "username", "password_file", "ca_file", "dock_name"]),
-    ("homeassistant", ["enabled", "discovery_prefix"]),
+    ("homeassistant", ["enabled", "discovery_prefix", "bypass_button", "bypass_after", "bypass_limit"]),
   ]
 
   /// The keys a section has, or none for an unknown section.
@@ -152,6 +152,18 @@ private struct ConfigParser {
         throw .missing("an MQTT topic prefix without wildcards, like homeassistant")
       }
       config.homeAssistant.discoveryPrefix = value
+    case ("homeassistant", "bypass_button"):
+      config.homeAssistant.bypass.enabled = try Self.boolean(value)
+    case ("homeassistant", "bypass_after"):
+      config.homeAssistant.bypass.minimumRing = try Self.duration(
+        value, in: NetworkBypassPolicy.minimumRingRange)
+    case ("homeassistant", "bypass_limit"):
+      let range = NetworkBypassPolicy.limitRange
+      guard !value.isEmpty else { throw .missing("a number of bypasses like 1") }
+      guard let limit = Int(value) else { throw .notANumber }
+      guard limit >= range.lowerBound else { throw .belowMinimum("\(range.lowerBound)") }
+      guard limit <= range.upperBound else { throw .aboveMaximum("\(range.upperBound)") }
+      config.homeAssistant.bypass.limit = limit
     case ("enforcement", _) where EnforcementSettings.duration(named: key) != nil:
       guard let (setting, range) = EnforcementSettings.duration(named: key) else { return }
       config.enforcement[keyPath: setting] = try Self.duration(value, in: range)

@@ -5,6 +5,9 @@ public struct HomeAssistantSettings: Hashable, Sendable {
   public var enabled = false
   /// `discovery_prefix`: Home Assistant's discovery prefix.
   public var discoveryPrefix = "homeassistant"
+  /// `bypass_button`, `bypass_after`, `bypass_limit`: when the bypass button (any press from the
+  /// network) silences a ring (docs/DESIGN.md M9); off by default.
+  public var bypass = NetworkBypassPolicy.off
 
   public init() {}
 }

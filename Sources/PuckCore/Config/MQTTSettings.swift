@@ -17,5 +17,19 @@ public struct MQTTSettings: Hashable, Sendable {
   /// The range `port` accepts.
   public static let portRange = 1...65_535
 
+  /// Whether `host` names this machine only (`127.0.0.1`, `localhost`, `::1`): a node on
+  /// another board cannot reach the broker by that name.
+  public var isLoopbackHost: Bool {
+    let host = host.lowercased()
+    return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+      || host.hasSuffix(".localhost")
+  }
+
+  /// The `--broker` value for a node on another board: `host:port`, or, when `host` is this
+  /// machine only, `DOCK-ADDRESS:port`, which the person fills in.
+  public var addressForNode: String {
+    isLoopbackHost ? "DOCK-ADDRESS:\(port)" : "\(host):\(port)"
+  }
+
   public init() {}
 }

@@ -34,6 +34,12 @@ public struct HomeAssistantDiscovery: Sendable {
   public var eventTopic: String { base + "/event" }
   /// The bypass button's command topic (payload `PRESS`).
   public var bypassTopic: String { base + "/bypass" }
+  /// The timestamp of `key` (`next_alarm`, `last_wake_up`) on a topic of its own, retained,
+  /// published only while there is one. Home Assistant's timestamp sensor warns at every
+  /// message that is not a time ("Invalid state message" for `null`, `None` or an empty
+  /// string), so "no value" is said by availability instead: the sensor is unavailable while
+  /// the state document's `key` is null.
+  public func timestampTopic(_ key: String) -> String { base + "/\(key)" }
   /// Where reader `name` publishes the keyed hash of each tag it sees.
   public func tagTopic(_ reader: String) -> String { base + "/tag/\(reader)" }
   /// Home Assistant announces itself here (`online`): discovery is sent again.
@@ -54,25 +60,38 @@ public struct HomeAssistantDiscovery: Sendable {
         "device": .object(device),
       ]
       config.merge(extra) { _, new in new }
+      // `.null` in `extra` removes a default key (a timestamp sensor's availability is a list).
+      config = config.filter { $0.value != .null }
       return ("\(prefix)/\(component)/puckalarm_\(dock)/\(id)/config", JSONValue.object(config).bytes)
     }
     func reading(_ key: String) -> [String: JSONValue] {
       ["state_topic": .string(stateTopic), "value_template": .string("{{ value_json.\(key) }}")]
     }
+    /// A timestamp sensor: its own topic, available only while the state document has a value.
+    func timestamp(_ key: String) -> [String: JSONValue] {
+      [
+        "state_topic": .string(timestampTopic(key)), "device_class": .string("timestamp"),
+        "availability_topic": .null,
+        "availability": .array([
+          .object(["topic": .string(availabilityTopic)]),
+          .object([
+            "topic": .string(stateTopic),
+            "value_template": .string("{{ 'online' if value_json.\(key) else 'offline' }}"),
+          ]),
+        ]),
+        "availability_mode": .string("all"),
+      ]
+    }
     let onOff: [String: JSONValue] = ["payload_on": .string("ON"), "payload_off": .string("OFF")]
     var all = [
-      entity(
-        "sensor", "next_alarm", "Next alarm",
-        reading("next_alarm").merging(["device_class": .string("timestamp")]) { $1 }),
+      entity("sensor", "next_alarm", "Next alarm", timestamp("next_alarm")),
       entity("binary_sensor", "ringing", "Ringing", reading("ringing").merging(onOff) { $1 }),
       entity("binary_sensor", "wake_up_open", "Wake-up open", reading("open").merging(onOff) { $1 }),
       entity("binary_sensor", "protected", "Protected", reading("protected").merging(onOff) { $1 }),
       entity(
         "sensor", "bypasses", "Bypasses",
         reading("bypasses").merging(["state_class": .string("measurement")]) { $1 }),
-      entity(
-        "sensor", "last_wake_up", "Last wake-up",
-        reading("last_wake_up").merging(["device_class": .string("timestamp")]) { $1 }),
+      entity("sensor", "last_wake_up", "Last wake-up", timestamp("last_wake_up")),
       entity(
         "button", "bypass", "Bypass (silence, rings again)",
         ["command_topic": .string(bypassTopic), "payload_press": .string("PRESS")]),
@@ -95,6 +114,8 @@ public struct HomeAssistantDiscovery: Sendable {
 public enum HomeAssistantEvent: String, CaseIterable, Sendable {
   case fired, silenced, resolved
   case wrongTag = "wrong_tag"
+  /// A press of the bypass button did not count (docs/DESIGN.md M9).
+  case bypassRefused = "bypass_refused"
 
   /// `{"event_type": "fired"}`.
   public var payload: [UInt8] { JSONValue.object(["event_type": .string(rawValue)]).bytes }
@@ -110,6 +131,12 @@ public struct HomeAssistantState: Hashable, Sendable {
   public var lastWakeUp: Instant?
 
   public init() {}
+
+  /// The timestamp topics' payloads (`next_alarm`, `last_wake_up`): the ISO 8601 text, or
+  /// nil while there is none (nothing is published; the sensor is unavailable).
+  public var timestamps: [(key: String, text: String?)] {
+    [("next_alarm", nextAlarm?.codingText), ("last_wake_up", lastWakeUp?.codingText)]
+  }
 
   public var payload: [UInt8] {
     func onOff(_ value: Bool) -> JSONValue { .string(value ? "ON" : "OFF") }

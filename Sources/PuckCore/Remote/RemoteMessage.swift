@@ -51,38 +51,71 @@ public struct RemoteMessage: Hashable, Sendable, Codable {
     case health
     /// Dock → node: whether this dock wants the reader polling (`poll`), from `dock`.
     case want
+    /// Node → dock, on the presence topic: the node's last will, signed when it connects and
+    /// published by the broker when it vanishes (or by the node when it stops). Taken only for
+    /// the boot the dock last heard from, whatever its age (docs/DESIGN.md M5).
+    case offline
   }
 }
 
-/// Why a message from the broker was not taken.
+/// Why a message from the broker was not taken. Names and text from the message are bounded
+/// (`LogText`) in the description: it goes to the log.
 public enum RemoteMessageError: Error, Hashable, Sendable, CustomStringConvertible {
   /// Not `<64 hex digits> <JSON>`, or the JSON is not a message.
   case malformed(String)
   /// Signed by another key than the named reader's (or by none).
   case badSignature(reader: String)
-  /// From a reader this dock has not enrolled.
-  case unknownReader(String)
-  /// The topic names one reader and the message another.
+  /// Signed with the key of the reader the topic names, but naming another reader inside.
   case wrongTopic(topic: String, reader: String)
   /// Outside the accepted window around this side's clock, in milliseconds late (negative:
   /// from the future).
   case stale(reader: String, byMilliseconds: Int64)
   /// Its counter is not past the last one taken from this sender.
   case replayed(reader: String, seq: UInt64)
+  /// A copy of the last message this receiver took, as the client library resends after a
+  /// reconnect: not an attack, and logged as such.
+  case redelivered(reader: String, seq: UInt64)
+  /// Over `RemoteFrame.maximumSize` bytes: dropped before it was copied or read.
+  case oversized(bytes: Int)
+
+  /// The kinds of refusal, without their particulars: a flood of one kind is logged once a
+  /// minute (`RepeatLimiter`).
+  public enum Reason: String, Hashable, Sendable {
+    case malformed, badSignature, wrongTopic, stale, replayed, redelivered, oversized
+  }
+
+  /// This refusal's kind.
+  public var reason: Reason {
+    switch self {
+    case .malformed: return .malformed
+    case .badSignature: return .badSignature
+    case .wrongTopic: return .wrongTopic
+    case .stale: return .stale
+    case .replayed: return .replayed
+    case .redelivered: return .redelivered
+    case .oversized: return .oversized
+    }
+  }
 
   public var description: String {
     switch self {
     case .malformed(let why): return "not a PuckAlarm reader message: \(why)"
-    case .badSignature(let reader): return "message for reader '\(reader)' has a bad signature (wrong key?)"
-    case .unknownReader(let reader): return "message from reader '\(reader)', which is not enrolled here"
-    case .wrongTopic(let topic, let reader): return "message for reader '\(reader)' came on \(topic)"
+    case .badSignature(let reader):
+      return "message for reader '\(LogText.bounded(reader))' has a bad signature (wrong key?)"
+    case .wrongTopic(let topic, let reader):
+      return "message for reader '\(LogText.bounded(reader))' came on \(LogText.bounded(topic, limit: 128))"
     case .stale(let reader, let late):
       let seconds = Double(abs(late)) / 1000
       return late >= 0
-        ? "message from reader '\(reader)' is \(seconds) s old (a delayed or replayed message, or its clock is off)"
-        : "message from reader '\(reader)' is \(seconds) s in the future (its clock is off)"
+        ? "message from reader '\(LogText.bounded(reader))' is \(seconds) s old (a delayed or replayed message, or its clock is off)"
+        : "message from reader '\(LogText.bounded(reader))' is \(seconds) s in the future (its clock is off)"
     case .replayed(let reader, let seq):
-      return "message \(seq) from reader '\(reader)' was already taken (replayed)"
+      return "message \(seq) from reader '\(LogText.bounded(reader))' was already taken (replayed)"
+    case .redelivered(let reader, let seq):
+      return
+        "message \(seq) from reader '\(LogText.bounded(reader))' came again (a redelivery after a reconnect); it was taken once"
+    case .oversized(let bytes):
+      return "a message of \(bytes) bytes, over the limit of \(RemoteFrame.maximumSize), was dropped unread"
     }
   }
 }
@@ -91,6 +124,9 @@ public enum RemoteMessageError: Error, Hashable, Sendable, CustomStringConvertib
 /// case hex digits, one space, and the body. Signing the exact bytes sent leaves nothing to
 /// canonicalise.
 public enum RemoteFrame {
+  /// The largest frame taken (docs/DESIGN.md M8); every frame PuckAlarm sends is under 2 KB.
+  public static let maximumSize = 4096
+
   /// The signed bytes of `message`; `sign` computes the MAC of the body.
   public static func seal(_ message: RemoteMessage, sign: ([UInt8]) -> [UInt8]) -> [UInt8] {
     let encoder = JSONEncoder()
@@ -100,23 +136,26 @@ public enum RemoteFrame {
     return Array(hex(sign(body)).utf8) + [0x20] + body
   }
 
-  /// The message in `bytes` if `verify(body, mac)` accepts its signature. `key` finds the
-  /// reader's verifier by the name the body gives; nil means not enrolled.
+  /// The message in `bytes`, which came on `topic`, a topic of `reader`'s: its size and
+  /// signature are checked first, with `verify` (the MAC under `reader`'s key), and only a
+  /// signed body is decoded (docs/DESIGN.md M8). The message must name `reader` itself.
   public static func open(
-    _ bytes: [UInt8], verifier: (String) -> ((_ body: [UInt8], _ mac: [UInt8]) -> Bool)?
+    _ bytes: [UInt8], from reader: String, on topic: String,
+    verify: (_ body: [UInt8], _ mac: [UInt8]) -> Bool
   ) throws(RemoteMessageError) -> RemoteMessage {
+    guard bytes.count <= maximumSize else { throw .oversized(bytes: bytes.count) }
     guard bytes.count > 65, bytes[64] == 0x20, let mac = unhex(bytes[..<64]) else {
       throw .malformed("no signature in front")
     }
     let body = Array(bytes[65...])
+    guard verify(body, mac) else { throw .badSignature(reader: reader) }
     let message: RemoteMessage
     do {
       message = try JSONDecoder().decode(RemoteMessage.self, from: Data(body))
     } catch {
       throw .malformed("the body is not a message")
     }
-    guard let verify = verifier(message.reader) else { throw .unknownReader(message.reader) }
-    guard verify(body, mac) else { throw .badSignature(reader: message.reader) }
+    guard message.reader == reader else { throw .wrongTopic(topic: topic, reader: message.reader) }
     return message
   }
 

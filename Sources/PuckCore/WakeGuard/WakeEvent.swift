@@ -6,6 +6,9 @@ public enum WakeEvent: Hashable, Sendable {
   case alarmMissed(AlarmOccurrence)
   /// The dock button or `puckctl stop`: silence and count a bypass.
   case bypass
+  /// A press from the network (Home Assistant's button): a bypass only as
+  /// `WakeGuardSettings.networkBypass` allows, and one that never ends a wake-up.
+  case networkBypass
   /// A retry deadline passed (the machine checks which guards are due).
   case retryDue
   /// The ring went untouched for the ring timeout.
@@ -52,6 +55,8 @@ public enum WakeEffect: Hashable, Sendable {
   case wrongTag(TagUID)
   /// The paired tag was seen but had been lying on the reader; it must be lifted and presented.
   case tagNotFresh(TagUID)
+  /// A press from the network did not count, and why (logged, and an event for Home Assistant).
+  case networkBypassRefused(NetworkBypassRefusal)
 }
 
 /// What a ring is for: status and logs say "06:30 alarm, retry 3".

@@ -24,6 +24,10 @@ public struct WakeGuard: Hashable, Sendable, Codable, Identifiable {
   /// Whether a scan is needed to close it. False for an alarm set with `--no-puck`, and for an
   /// alarm that fired while no tag was paired (there would be nothing to scan).
   public var requiresPuck: Bool
+  /// The bypasses of `bypassCount` that came over the network (Home Assistant's button), which
+  /// `NetworkBypassPolicy` limits per wake-up; saved with the guard, so a restart does not
+  /// give them back.
+  public var networkBypassCount: Int
 
   public init(occurrence: AlarmOccurrence, openedAt: Instant, requiresPuck: Bool) {
     self.id = "\(occurrence.alarmID)@\(occurrence.scheduledAt.unixSeconds)"
@@ -33,12 +37,49 @@ public struct WakeGuard: Hashable, Sendable, Codable, Identifiable {
     self.bypassCount = 0
     self.ringCount = 1
     self.requiresPuck = requiresPuck
+    self.networkBypassCount = 0
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case id, occurrence, openedAt, phase, bypassCount, ringCount, requiresPuck, networkBypassCount
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    id = try container.decode(String.self, forKey: .id)
+    occurrence = try container.decode(AlarmOccurrence.self, forKey: .occurrence)
+    openedAt = try container.decode(Instant.self, forKey: .openedAt)
+    phase = try container.decode(Phase.self, forKey: .phase)
+    bypassCount = try container.decode(Int.self, forKey: .bypassCount)
+    ringCount = try container.decode(Int.self, forKey: .ringCount)
+    requiresPuck = try container.decode(Bool.self, forKey: .requiresPuck)
+    // An optional addition, so schema version 1 still describes the file: absent in files
+    // written before it, and an older puckd ignores it.
+    networkBypassCount = try container.decodeIfPresent(Int.self, forKey: .networkBypassCount) ?? 0
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(id, forKey: .id)
+    try container.encode(occurrence, forKey: .occurrence)
+    try container.encode(openedAt, forKey: .openedAt)
+    try container.encode(phase, forKey: .phase)
+    try container.encode(bypassCount, forKey: .bypassCount)
+    try container.encode(ringCount, forKey: .ringCount)
+    try container.encode(requiresPuck, forKey: .requiresPuck)
+    if networkBypassCount > 0 { try container.encode(networkBypassCount, forKey: .networkBypassCount) }
   }
 
   /// Whether the guard is ringing now.
   public var isRinging: Bool {
     if case .ringing = phase { return true }
     return false
+  }
+
+  /// When the current ring started, nil while quiet.
+  public var ringingSince: Instant? {
+    if case .ringing(let since) = phase { return since }
+    return nil
   }
 
   /// The retry instant while quiet, nil while ringing.

@@ -11,6 +11,8 @@ public struct WakeGuardSettings: Hashable, Sendable {
   /// The paired pucks and their names; any of them ends a wake-up (docs/DESIGN.md P6). Empty
   /// when none is paired.
   public var pucks: [TagUID: String]
+  /// When a press from the network counts (docs/DESIGN.md M9); by default it never does.
+  public var networkBypass: NetworkBypassPolicy = .off
 
   public init(
     retryDelay: Duration = .seconds(60), ringTimeout: Duration = .seconds(600), pucks: [TagUID: String]
@@ -119,6 +121,7 @@ public struct WakeGuardMachine: Hashable, Sendable {
       if occurrence.isOneShot { effects.append(.retireAlarm(occurrence.alarmID)) }
       return effects
     case .bypass: return bypass(now: now, settings: settings, explicit: true)
+    case .networkBypass: return networkBypass(now: now, settings: settings)
     case .ringTimeout: return bypass(now: now, settings: settings, explicit: false)
     case .retryDue: return ringDueRetries(now: now, settings: settings)
     case .tagScanned(let uid, let fresh, let reader):
@@ -198,6 +201,26 @@ public struct WakeGuardMachine: Hashable, Sendable {
       if wakeGuard.occurrence.isOneShot { result.append(.retireAlarm(wakeGuard.occurrence.alarmID)) }
     }
     return result
+  }
+
+  /// A press from the network: a bypass only as the policy allows, counted per wake-up. Never
+  /// an explicit stop, so it silences and re-arms even an alarm that needs no puck.
+  private mutating func networkBypass(now: Instant, settings: WakeGuardSettings) -> [WakeEffect] {
+    let policy = settings.networkBypass
+    guard policy.enabled else { return [.networkBypassRefused(.disabled)] }
+    let ringing = guards.indices.filter { guards[$0].isRinging }
+    guard !ringing.isEmpty else { return [.networkBypassRefused(.notRinging)] }
+    if ringing.contains(where: { guards[$0].networkBypassCount >= policy.limit }) {
+      return [.networkBypassRefused(.limitReached(policy.limit))]
+    }
+    if let since = ringing.compactMap({ guards[$0].ringingSince }).max() {
+      let heard = Duration.seconds(now.seconds(since: since))
+      guard heard >= policy.minimumRing else {
+        return [.networkBypassRefused(.tooSoon(remaining: policy.minimumRing - heard))]
+      }
+    }
+    for index in ringing { guards[index].networkBypassCount += 1 }
+    return bypass(now: now, settings: settings, explicit: false)
   }
 
   private mutating func ringDueRetries(now: Instant, settings: WakeGuardSettings) -> [WakeEffect] {

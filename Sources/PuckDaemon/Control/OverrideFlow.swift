@@ -91,7 +91,7 @@ final class OverrideFlow {
     if !enforcement.isOpen {
       Log.notice("override not needed: the wake-up ended by a scan")
       end(.success("the wake-up ended with a scan meanwhile; nothing was overridden"))
-    } else if case .bypass = event, changed {
+    } else if event == .bypass || event == .networkBypass, changed {
       Log.notice("override cancelled: the ring was stopped; the wake-up stays open")
       end(
         .failure(

@@ -22,9 +22,12 @@ extension RequestRouter {
           """
           reader \(name) enrolled. On the reader node, as root, install its key (keep it secret):
             echo \(key.hex) | install -m 600 /dev/stdin /etc/puckalarm/reader.key
-          and run puck-reader with: --name \(name) --key-file /etc/puckalarm/reader.key --broker \(mqtt.host):\(mqtt.port)
+          and run puck-reader with: --name \(name) --key-file /etc/puckalarm/reader.key --broker \(mqtt.addressForNode)
           (the node's own broker account and --reader connstring as hardware/README.md shows).
-          This dock is '\(dock.settings.dockName)' to the node.
+          This dock is '\(dock.settings.dockName)' to the node.\(
+            mqtt.isLoopbackHost
+              ? "\nDOCK-ADDRESS: this dock's address on the home network (its broker is [mqtt] host = \(mqtt.host), which only this dock reaches), e.g. \(dock.settings.dockName).local or 192.168.1.10."
+              : "")
           """))
     } catch {
       client.send(.failure(ControlFailure(.failed, "reader \(name) could not be enrolled: \(error)")))

@@ -19,6 +19,8 @@ enum ReaderEventLog {
       Log.info("\(reader): tag removed")
     case .rejected(let why):
       Log.warning("\(reader): refused a message: \(why)")
+    case .redelivered(let why):
+      Log.info("\(reader): \(why)")
     case .health(let condition):
       let reported = DeviceHealth(.reader, condition)
       if reported != lastReported {

@@ -78,30 +78,44 @@ final class RemoteReaders {
     generation += 1
     let current = generation
     let key: ReaderKey
+    let broker: BrokerSettings
     do {
       guard let text = try dock.state.readerKeys.read(name), let parsed = ReaderKey(hex: text) else {
-        entries[name] = Entry(
-          reader: InertReader(), generation: current,
-          health: DeviceHealth(
-            .reader, state: .fault,
-            detail:
-              "\(name): its key file is not 64 hex digits; run 'sudo puckctl reader rm \(name)' and add it again"
-          ))
+        holdInert(
+          name, generation: current,
+          "\(name): its key file is not 64 hex digits; run 'sudo puckctl reader rm \(name)' and add it again")
         return
       }
       key = parsed
+      broker = try dock.settings.broker()
     } catch {
-      entries[name] = Entry(
-        reader: InertReader(), generation: current,
-        health: DeviceHealth(.reader, state: .fault, detail: "\(name): \(error)"))
+      Log.error("remote reader \(name): \(error)")
+      holdInert(name, generation: current, "\(name): \(error)")
+      onChange()
       return
     }
-    let broker = dock.settings.broker
-    let configuration = RemoteTagReader.Configuration(
+    var configuration = RemoteTagReader.Configuration(
       name: name, key: key, dock: dock.settings.dockName, broker: broker)
+    configuration.seen = seen(name)
+    let files = dock.state.readerKeys
+    configuration.remember = { sequence in
+      do {
+        try files.saveSeen(name, sequence)
+      } catch {
+        Log.error(
+          "remote reader \(name): cannot save which scan was taken (\(error)); a restart could take it again")
+      }
+    }
     let inbox = dock.loop.inbox
     let reader = makeRemote(configuration) { event in
-      inbox.post(.remoteReader(name, event, generation: current))
+      // Refusals are what a flood makes (already at most one a minute per kind); a scan or a
+      // health change always gets in.
+      switch event {
+      case .rejected, .redelivered:
+        inbox.post(.remoteReader(name, event, generation: current), ifFewerThan: LoopMessage.networkBacklog)
+      case .scanned, .removed, .health:
+        inbox.post(.remoteReader(name, event, generation: current))
+      }
     }
     entries[name] = Entry(
       reader: reader, generation: current,
@@ -110,6 +124,24 @@ final class RemoteReaders {
     reader.start()
     reader.setEnabled(polling)
     onChange()
+  }
+
+  /// Reader `name` cannot start: it stays a fault in status, saying `why`.
+  private func holdInert(_ name: String, generation: Int, _ why: String) {
+    entries[name] = Entry(
+      reader: InertReader(why), generation: generation,
+      health: DeviceHealth(.reader, state: .fault, detail: why))
+  }
+
+  /// What earlier runs took from reader `name` (docs/DESIGN.md M3). When that cannot be read,
+  /// nothing signed before now is taken: a scan from before cannot be taken twice either way.
+  private func seen(_ name: String) -> RemoteSequence {
+    do {
+      return try dock.state.readerKeys.readSeen(name) ?? RemoteSequence()
+    } catch {
+      Log.error("remote reader \(name): \(error); taking only messages signed from now on")
+      return RemoteSequence(takingOnlyAfter: RemoteTagReader.systemWallMilliseconds())
+    }
   }
 
   /// Polls while a wake-up is open, a pairing or a rehearsal waits for a scan.
@@ -169,12 +201,14 @@ enum RemoteReaderError: Error, CustomStringConvertible {
 /// Stands in for a remote reader whose key cannot be used: it does nothing, and its health
 /// (kept by `RemoteReaders`) says why.
 private final class InertReader: TagReader {
+  /// Why it does nothing, as status shows it.
+  let health: DeviceCondition
+  init(_ why: String) { health = DeviceCondition(.fault, why) }
   func start() {}
   func start(after previous: (any TagReader)?) { previous?.requestStop() }
   func requestStop() {}
   func setEnabled(_ enabled: Bool) {}
   func checkHealth() {}
   func checkProgress() -> DeviceCondition? { nil }
-  var health: DeviceCondition { DeviceCondition(.fault, "not started") }
   func stop() {}
 }

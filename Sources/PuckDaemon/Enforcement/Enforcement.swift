@@ -81,7 +81,13 @@ final class Enforcement {
       }
       perform(effect)
     }
-    afterEvent(event, !effects.isEmpty)
+    // A refused network press changes nothing.
+    afterEvent(
+      event,
+      effects.contains {
+        if case .networkBypassRefused = $0 { return false }
+        return true
+      })
     return effects
   }
 
@@ -128,6 +134,8 @@ final class Enforcement {
       devices.lines.buzzer.chirpWrongPuck()
     case .tagNotFresh(let uid):
       Log.notice("tag \(uid.masked) was already on the reader; lift it and present it again")
+    case .networkBypassRefused:
+      break  // Told where the press came from (HomeAssistantBridge), which logs it at a bounded rate.
     }
   }
 

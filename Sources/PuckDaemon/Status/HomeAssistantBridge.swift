@@ -7,14 +7,16 @@ import PuckStorage
 /// announces itself; the retained state document on every status change; wake-up events; each
 /// reader's scans as tag IDs that are keyed hashes of the UID (HMAC-SHA256 under a dock-local
 /// secret, `homeassistant-tag.key`), never the UID. The one command it takes is the bypass
-/// button, which silences and re-arms as the dock button does: nothing from Home Assistant can
-/// end a wake-up.
+/// button, which silences and re-arms as the dock button does, but only as `[homeassistant]`'s
+/// bypass policy allows (docs/DESIGN.md M9); a retained or repeated press is no press. Nothing
+/// from Home Assistant can end a wake-up.
 final class HomeAssistantBridge {
   /// What arrives from the broker, posted to the loop.
   enum Command: Sendable {
     /// Connected, or Home Assistant said `online`: send discovery and state again.
     case announce
-    case bypass
+    /// `PRESS` on the bypass topic; `retained` when the broker kept it from before.
+    case bypass(retained: Bool)
   }
 
   private let dock: DockContext
@@ -23,9 +25,17 @@ final class HomeAssistantBridge {
   private var tagKey: ReaderKey?
   private var state = HomeAssistantState()
   private var published: [UInt8]?
+  /// The timestamps last published on their own topics, by key.
+  private var publishedTimestamps: [String: String] = [:]
   private var readers: [String] = []
-  /// The bypass button was pressed in Home Assistant.
-  var onBypass: () -> Void = {}
+  /// Which bypass commands are presses (retained and repeated ones are not).
+  private var presses = NetworkPressFilter()
+  /// What the log and Home Assistant hear of ignored and refused presses: a flood writes a
+  /// line a minute per kind.
+  private var reports = RepeatLimiter<String>()
+  /// The bypass button was pressed in Home Assistant: returns why it did not count, nil when it
+  /// silenced the ring.
+  var onBypass: () -> NetworkBypassRefusal? = { nil }
 
   init(dock: DockContext) {
     self.dock = dock
@@ -43,28 +53,32 @@ final class HomeAssistantBridge {
       version: ProductVersion.current)
     discovery = made
     let inbox = dock.loop.inbox
-    let address = dock.settings.broker.address
     do {
+      let broker = try dock.settings.broker()
+      let address = broker.address
       let connection = try MQTTConnection(
-        clientID: "puckd-\(made.dock)-homeassistant", settings: dock.settings.broker,
+        clientID: "puckd-\(made.dock)-homeassistant", settings: broker,
         will: .init(topic: made.availabilityTopic, payload: Array("offline".utf8)),
         subscriptions: [made.homeAssistantStatusTopic, made.bypassTopic]
       ) { event in
         switch event {
         case .connected: inbox.post(.homeAssistant(.announce))
         case .disconnected(let why): Log.warning("Home Assistant: broker \(address): \(why)")
-        case .message(let topic, let payload):
+        case .message(let topic, let payload, let retained):
           if topic == made.bypassTopic, payload == Array("PRESS".utf8) {
-            inbox.post(.homeAssistant(.bypass))
+            inbox.post(.homeAssistant(.bypass(retained: retained)), ifFewerThan: LoopMessage.networkBacklog)
           } else if topic == made.homeAssistantStatusTopic, payload == Array("online".utf8) {
-            inbox.post(.homeAssistant(.announce))
+            inbox.post(.homeAssistant(.announce), ifFewerThan: LoopMessage.networkBacklog)
           }
+        case .dropped:
+          // Nothing Home Assistant sends is near the limit; the message is not read.
+          break
         }
       }
       self.connection = connection
       try connection.start()
       Log.info(
-        "Home Assistant: publishing the dock as '\(made.dock)' through \(dock.settings.broker.address)")
+        "Home Assistant: publishing the dock as '\(made.dock)' through \(address)")
     } catch {
       Log.error("Home Assistant: \(error)")
     }
@@ -77,11 +91,40 @@ final class HomeAssistantBridge {
       connection.publish(discovery.availabilityTopic, Array("online".utf8), retain: true)
       for message in discovery.messages { connection.publish(message.topic, message.payload, retain: true) }
       published = nil
+      publishedTimestamps = [:]
       publishState()
-    case .bypass:
-      Log.notice("Home Assistant: bypass pressed")
-      onBypass()
+    case .bypass(let retained):
+      let topic = discovery?.bypassTopic ?? "the bypass topic"
+      switch presses.admit(retained: retained, now: dock.time.now(.monotonic)) {
+      case .retained:
+        report("retained") {
+          Log.warning(
+            "Home Assistant: ignored a retained PRESS on \(topic): a command the broker kept is not a press "
+              + "(clear it with: mosquitto_pub -r -n -t \(topic))\($0)")
+        }
+      case .repeated:
+        report("repeated") {
+          Log.info("Home Assistant: ignored a repeated PRESS (the same press again)\($0)")
+        }
+      case .press:
+        guard let refusal = onBypass() else {
+          Log.notice(
+            "Home Assistant: bypass pressed: the ring is silenced and comes back after the retry delay")
+          return
+        }
+        report("refused \(refusal.kind)") {
+          Log.warning("Home Assistant: bypass refused: \(refusal)\($0)")
+          event(.bypassRefused)
+        }
+      }
     }
+  }
+
+  /// Runs `write` with what to add to its log line (how many like it were held back), at most
+  /// once a minute for each `kind`.
+  private func report(_ kind: String, _ write: (String) -> Void) {
+    guard let heldBack = reports.admit(kind, now: dock.time.now(.monotonic)) else { return }
+    write(heldBack == 0 ? "" : " (and \(heldBack) more since the last report)")
   }
 
   /// The readers changed (one enrolled or removed): their tag scanners with them.
@@ -123,6 +166,13 @@ final class HomeAssistantBridge {
 
   private func publishState() {
     guard let connection, let discovery else { return }
+    // Each timestamp before the document that makes its sensor available.
+    for (key, text) in state.timestamps {
+      guard let text, publishedTimestamps[key] != text else { continue }
+      if connection.publish(discovery.timestampTopic(key), Array(text.utf8), retain: true) {
+        publishedTimestamps[key] = text
+      }
+    }
     let payload = state.payload
     guard payload != published else { return }
     if connection.publish(discovery.stateTopic, payload, retain: true) { published = payload }

@@ -17,6 +17,8 @@ public enum TagReaderEvent: Hashable, Sendable {
   case health(DeviceCondition)
   /// A remote reader refused a message (bad signature, replayed, stale, unknown reader): why.
   case rejected(String)
+  /// A remote reader got a copy of a message it took, as resent after a reconnect: why.
+  case redelivered(String)
 }
 
 /// A source of tag scans: the libnfc reader (`NFCTagReader`), or a stand-in for simulation and

@@ -38,6 +38,8 @@ public final class ReaderNode: Sendable {
     var polling = false
     var seq: UInt64 = 0
     var health = DeviceCondition(.fault, "the reader has not been opened yet")
+    /// Refusals logged at most once a minute per kind.
+    var refusals = RepeatLimiter<RemoteMessageError.Reason>()
   }
 
   private let configuration: Configuration
@@ -66,7 +68,9 @@ public final class ReaderNode: Sendable {
     let box = Mutex<ReaderNode?>(nil)
     connection = try MQTTConnection(
       clientID: "puck-reader-\(name)-\(boot.prefix(6))", settings: configuration.broker,
-      will: .init(topic: RemoteTopic.presence(name), payload: Array("offline".utf8)),
+      will: .init(
+        topic: RemoteTopic.presence(name),
+        payload: Self.lastWill(name: name, boot: boot, key: configuration.key, at: wallMilliseconds())),
       subscriptions: [RemoteTopic.wants(name)]
     ) { event in box.withLock { $0 }?.received(event) }
     thread = try? DeadlineThread()
@@ -82,10 +86,20 @@ public final class ReaderNode: Sendable {
     try? thread?.start { [weak self] in self?.tick() }
   }
 
+  /// The signed `offline` the broker publishes when the node vanishes: signed now, so a dock
+  /// can tell it from anyone's `offline`, and bound to this boot, so an old one means nothing.
+  private static func lastWill(name: String, boot: String, key: ReaderKey, at now: Int64) -> [UInt8] {
+    RemoteFrame.seal(
+      RemoteMessage(reader: name, boot: boot, seq: 0, sentAt: now, kind: .offline), sign: key.sign)
+  }
+
   /// Marks the node offline, closes the connection and the reader.
   public func stop() {
     thread?.stop()
-    connection.publish(RemoteTopic.presence(configuration.name), Array("offline".utf8), retain: true)
+    connection.publish(
+      RemoteTopic.presence(configuration.name),
+      Self.lastWill(name: configuration.name, boot: boot, key: configuration.key, at: wallMilliseconds()),
+      retain: true)
     connection.stop()
     readerBox.withLock { $0 }?.stop()
   }
@@ -101,19 +115,21 @@ public final class ReaderNode: Sendable {
       publishHealth()
     case .disconnected(let why):
       log(3, "broker \(configuration.broker.address): \(why); trying again")
-    case .message(_, let payload):
-      takeWant(payload)
+    case .message(let topic, let payload, _):
+      takeWant(payload, topic: topic)
+    case .dropped(_, let bytes):
+      refuse(.oversized(bytes: bytes))
     }
   }
 
-  private func takeWant(_ payload: [UInt8]) {
+  private func takeWant(_ payload: [UInt8], topic: String) {
     let key = configuration.key
     let name = configuration.name
     do throws(RemoteMessageError) {
-      let message = try RemoteFrame.open(payload) { reader in
-        reader == name ? { body, mac in key.verify(body, mac: mac) } : nil
-      }
-      guard message.kind == .want, let dock = message.dock, RemoteTopic.isValidName(dock) else { return }
+      // The topic names the dock; the message, signed, must name the same one.
+      guard let topicDock = RemoteTopic.dock(inWant: topic, of: name) else { return }
+      let message = try RemoteFrame.open(payload, from: name, on: topic, verify: key.verify)
+      guard message.kind == .want, let dock = message.dock, dock == topicDock else { return }
       let now = wallMilliseconds()
       let refusal = state.withLock { state -> RemoteMessageError? in
         var want = state.wants[dock] ?? Want()
@@ -131,9 +147,20 @@ public final class ReaderNode: Sendable {
     } catch {
       // A retained want from before a restart is stale by design; only say so at debug level.
       if case .stale = error { return }
-      log(4, "refused a message: \(error)")
+      refuse(error)
     }
     applyPolling()
+  }
+
+  /// Logs a refused message, at most once a minute for each kind of refusal.
+  private func refuse(_ error: RemoteMessageError) {
+    let now = MonotonicInstant.now() - MonotonicInstant(nanoseconds: 0)
+    guard let heldBack = state.withLock({ $0.refusals.admit(error.reason, now: now) }) else { return }
+    // A redelivery after a reconnect is routine; anything else may be an attack.
+    log(
+      error.reason == .redelivered ? 6 : 4,
+      "refused a message: \(error)\(heldBack == 0 ? "" : " (and \(heldBack) more like it since the last report)")"
+    )
   }
 
   /// The field is on while any dock's fresh want says so.
@@ -166,7 +193,7 @@ public final class ReaderNode: Sendable {
       }
       if changed { log(condition.state == .ok ? 5 : 3, "reader: \(condition.detail)") }
       publishHealth()
-    case .rejected: break
+    case .rejected, .redelivered: break
     }
   }
 
@@ -174,7 +201,7 @@ public final class ReaderNode: Sendable {
     let health = state.withLock { $0.health }
     publish(.health) { message in
       message.state = health.state == .ok ? "ok" : "fault"
-      message.detail = health.detail
+      message.detail = String(health.detail.prefix(1000))  // the frame stays under RemoteFrame.maximumSize
     }
   }
 

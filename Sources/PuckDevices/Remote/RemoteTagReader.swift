@@ -24,6 +24,11 @@ public final class RemoteTagReader: TagReader {
     public var heartbeat: Duration = .seconds(10)
     /// No signed word from the node for this long: it is reported unreachable.
     public var silence: Duration = .seconds(30)
+    /// What earlier runs took from this reader (docs/DESIGN.md M3): a scan they took is refused.
+    public var seen = RemoteSequence()
+    /// Saves what was taken, durably, after a scan is admitted and before it is reported, so
+    /// no later run takes it again. Runs on libmosquitto's thread.
+    public var remember: @Sendable (RemoteSequence) -> Void = { _ in }
 
     public init(name: String, key: ReaderKey, dock: String, broker: BrokerSettings) {
       self.name = name
@@ -47,6 +52,8 @@ public final class RemoteTagReader: TagReader {
     var stopped = false
     /// When the health last turned into a fault (CLOCK_MONOTONIC): status says for how long.
     var faultSince: ContinuousClock.Instant?
+    /// Refusals reported to the log at most once a minute per kind.
+    var refusals = RepeatLimiter<RemoteMessageError.Reason>()
   }
 
   private let configuration: Configuration
@@ -68,6 +75,7 @@ public final class RemoteTagReader: TagReader {
     self.wallMilliseconds = wallMilliseconds
     state = Mutex(
       State(
+        sequence: configuration.seen,
         health: DeviceCondition(
           .fault,
           "\(configuration.name): waiting for the reader node (broker \(configuration.broker.address))")))
@@ -148,13 +156,14 @@ public final class RemoteTagReader: TagReader {
       publishWant()
     case .disconnected(let why):
       update { $0.brokerProblem = why }
-    case .message(let topic, let payload):
+    case .message(let topic, let payload, _):
       if topic == RemoteTopic.presence(configuration.name) {
-        let offline = payload == Array("offline".utf8)
-        update { $0.nodeOffline = offline }
+        takePresence(payload, topic: topic)
       } else {
         take(payload, topic: topic)
       }
+    case .dropped(_, let bytes):
+      refuse(.oversized(bytes: bytes))
     }
   }
 
@@ -163,29 +172,32 @@ public final class RemoteTagReader: TagReader {
     let name = configuration.name
     let message: RemoteMessage
     do throws(RemoteMessageError) {
-      message = try RemoteFrame.open(payload) { reader in
-        reader == name ? { body, mac in key.verify(body, mac: mac) } : nil
-      }
-      guard message.kind != .want else { return }
+      message = try RemoteFrame.open(payload, from: name, on: topic, verify: key.verify)
+      // A want is a dock's; a last will counts only on the presence topic.
+      guard message.kind != .want, message.kind != .offline else { return }
       let now = wallMilliseconds()
-      let refusal = state.withLock { state -> RemoteMessageError? in
+      let admitted = state.withLock { state -> Result<RemoteSequence, RemoteMessageError> in
         do throws(RemoteMessageError) {
           try state.sequence.admit(message, now: now)
-          return nil
+          return .success(state.sequence)
         } catch {
-          return error
+          return .failure(error)
         }
       }
-      if let refusal { throw refusal }
+      let taken = try admitted.get()
+      // On disk before anyone acts on it: a scan is taken at most once, across restarts.
+      if message.kind == .arrived { configuration.remember(taken) }
     } catch {
-      onEvent(.rejected(error.description))
+      refuse(error)
       return
     }
     update { state in
       state.lastHeard = .now
       state.nodeOffline = false
       if message.kind == .health {
-        state.nodeHealth = DeviceCondition(message.state == "ok" ? .ok : .fault, message.detail ?? "")
+        // Signed, yet bounded: status and the log show it.
+        state.nodeHealth = DeviceCondition(
+          message.state == "ok" ? .ok : .fault, LogText.bounded(message.detail ?? "", limit: 200))
       }
     }
     switch message.kind {
@@ -193,8 +205,40 @@ public final class RemoteTagReader: TagReader {
       guard let uid = message.uid else { return }
       onEvent(.scanned(uid, fresh: message.fresh ?? false))
     case .removed: onEvent(.removed)
-    case .health, .want: break
+    case .health, .want, .offline: break
     }
+  }
+
+  /// The presence topic: only the node's signed last will, for the boot last heard from, marks
+  /// it offline (docs/DESIGN.md M5). Anyone may publish there; plain `online`/`offline` text
+  /// (the node's own `online`, for people) changes nothing.
+  private func takePresence(_ payload: [UInt8], topic: String) {
+    guard payload != Array("online".utf8), payload != Array("offline".utf8) else { return }
+    let message: RemoteMessage
+    do throws(RemoteMessageError) {
+      message = try RemoteFrame.open(
+        payload, from: configuration.name, on: topic, verify: configuration.key.verify)
+    } catch {
+      refuse(error)
+      return
+    }
+    guard message.kind == .offline else { return }
+    update { state in
+      guard let boot = state.sequence.currentBoot, boot == message.boot else { return }
+      state.nodeOffline = true
+    }
+  }
+
+  /// Reports a refused message, at most once a minute for each kind of refusal, with how many
+  /// more of its kind came meanwhile: a flood writes a line a minute, not a line a message.
+  private func refuse(_ error: RemoteMessageError) {
+    let now = MonotonicInstant.now() - MonotonicInstant(nanoseconds: 0)
+    guard let heldBack = state.withLock({ $0.refusals.admit(error.reason, now: now) }) else { return }
+    let why =
+      heldBack == 0 ? error.description : "\(error) (and \(heldBack) more like it since the last report)"
+    // A redelivery after a reconnect is routine, and logged as such; anything else may be an
+    // attack.
+    onEvent(error.reason == .redelivered ? .redelivered(why) : .rejected(why))
   }
 
   /// The heartbeat thread: repeats the want and notices silence.

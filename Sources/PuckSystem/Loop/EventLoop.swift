@@ -165,6 +165,20 @@ public final class LoopInbox<Message: Sendable>: Sendable {
     wake.signal()
   }
 
+  /// Queues `message` unless `limit` messages or more are waiting already; returns whether it
+  /// was queued. Messages from the network come this way, so a flood faster than the loop
+  /// cannot grow the queue without bound (docs/DESIGN.md M8).
+  @discardableResult
+  public func post(_ message: Message, ifFewerThan limit: Int) -> Bool {
+    let queued = messages.withLock { queued in
+      guard queued.count < limit else { return false }
+      queued.append(message)
+      return true
+    }
+    if queued { wake.signal() }
+    return queued
+  }
+
   /// Takes every queued message (loop thread only).
   public func drain() -> [Message] {
     wake.drain()

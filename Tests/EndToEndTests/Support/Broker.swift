@@ -46,15 +46,37 @@ final class Broker {
   /// Publishes `payload` on `topic` as an ordinary client would (`mosquitto_pub`), with an
   /// account when given; returns what it printed and its exit status.
   @discardableResult
-  func publish(_ topic: String, _ payload: [UInt8], as account: (user: String, password: String)? = nil)
+  func publish(
+    _ topic: String, _ payload: [UInt8], as account: (user: String, password: String)? = nil,
+    retain: Bool = false
+  )
     throws
     -> ProcessResult
   {
     let file = directory.appendingPathComponent("payload-\(UUID().uuidString.prefix(6))")
     try Data(payload).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
     var arguments = ["-p", "\(port)", "-q", "1", "-t", topic, "-f", file.path]
+    if retain { arguments.append("-r") }
     if let account { arguments += ["-u", account.user, "-P", account.password] }
     return try runExternal("/usr/bin/mosquitto_pub", arguments)
+  }
+
+  /// Publishes each of `lines` as one message on `topic`, in order, from one client
+  /// (`mosquitto_pub -l`): a flood.
+  @discardableResult
+  func publish(_ topic: String, lines: [String]) throws -> ProcessResult {
+    let file = directory.appendingPathComponent("lines-\(UUID().uuidString.prefix(6))")
+    try (lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: file) }
+    return try runExternal(
+      "/bin/sh", ["-c", "/usr/bin/mosquitto_pub -p \(port) -q 1 -t '\(topic)' -l < '\(file.path)'"])
+  }
+
+  /// Starts `mosquitto_sub` on `topic` in the background and waits until the broker has taken
+  /// its subscription; `messages` reads what it heard so far (one `topic payload` per line).
+  func subscribe(_ topic: String) throws -> Subscriber {
+    try Subscriber(port: port, topic: topic, directory: directory)
   }
 
   /// A broker with accounts (`mosquitto_passwd`) and per-client ACLs, as the README shows.
@@ -139,4 +161,56 @@ final class ReaderNodeProcess {
   }
 
   var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+  /// The running node's process ID.
+  var pid: Int32? { process?.isRunning == true ? process?.processIdentifier : nil }
+
+  /// Waits up to `timeout` seconds for the node to exit by itself; its exit status, or nil if
+  /// it is still running.
+  func exitStatus(waiting timeout: Double) -> Int32? {
+    guard let process else { return nil }
+    try? waitUntil(timeout: timeout, "puck-reader exits") { !process.isRunning }
+    return process.isRunning ? nil : process.terminationStatus
+  }
+}
+
+/// A `mosquitto_sub` in the background, its output in a file.
+final class Subscriber {
+  private let process = Process()
+  private let path: String
+
+  fileprivate init(port: Int, topic: String, directory: URL) throws {
+    path = directory.appendingPathComponent("sub-\(UUID().uuidString.prefix(6)).log").path
+    // stdbuf: a line at a time, so the subscription is seen as soon as it is made.
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
+    process.arguments = ["-oL", "/usr/bin/mosquitto_sub", "-p", "\(port)", "-t", topic, "-v", "-d"]
+    try process.run(appendingOutputTo: path)
+    try waitUntil(timeout: 5, "mosquitto_sub subscribed to \(topic)") { self.output.contains("SUBACK") }
+  }
+
+  deinit {
+    if process.isRunning {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+  }
+
+  private var output: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+  /// The payloads heard so far (without `-d`'s debug lines).
+  var payloads: [String] {
+    output.split(separator: "\n").compactMap { line in
+      guard !line.hasPrefix("Client "), !line.hasPrefix("Subscribed"), let space = line.firstIndex(of: " ")
+      else { return nil }
+      return String(line[line.index(after: space)...])
+    }
+  }
+}
+
+/// The most memory process `pid` has held so far (`VmHWM`), in KiB; nil if it is gone.
+func peakMemoryKiB(_ pid: Int32) -> Int? {
+  guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+    let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+  else { return nil }
+  return Int(line.split(separator: " ").dropFirst().first ?? "")
 }

@@ -41,7 +41,9 @@ struct HomeAssistantTests {
     let broker = try Broker()
     let dock = try DaemonHarness(
       simulate: true,
-      config: "[mqtt]\nport = \(broker.port)\ndock_name = bedroom\n[homeassistant]\nenabled = yes\n",
+      config:
+        "[mqtt]\nport = \(broker.port)\ndock_name = bedroom\n[homeassistant]\nenabled = yes\n"
+        + "bypass_button = yes\nbypass_after = 0s\n",
       audio: false)
     try dock.start()
     try dock.pair("04:A2:3B:11:22:33:44")
@@ -58,6 +60,13 @@ struct HomeAssistantTests {
     ] {
       #expect(topics.contains("homeassistant/\(entity)/config"), "\(entity)")
     }
+    // A timestamp sensor says "no value" through availability, never with a state Home
+    // Assistant would log as invalid (null, None, an empty string).
+    let nextAlarm = try #require(
+      configs.first { $0.topic.hasSuffix("sensor/puckalarm_bedroom/next_alarm/config") })
+    #expect(nextAlarm.payload.contains(#""availability_mode":"all""#))
+    #expect(nextAlarm.payload.contains(#""state_topic":"puckalarm/dock/bedroom/next_alarm""#))
+    #expect(!nextAlarm.payload.contains("availability_topic"))
     let availability = try Self.listen(broker, "puckalarm/dock/bedroom/availability", count: 1)
     #expect(availability.last?.payload == "online")
 
@@ -102,5 +111,7 @@ struct HomeAssistantTests {
       let state = try Self.state(broker)
       return state["open"] as? String == "OFF" && state["last_wake_up"] is String
     }
+    let lastWakeUp = try Self.listen(broker, "puckalarm/dock/bedroom/last_wake_up", count: 1)
+    #expect(lastWakeUp.last?.payload.contains("T") == true, "the time on its own topic: \(lastWakeUp)")
   }
 }

@@ -328,4 +328,36 @@ import Testing
     #expect(error("[buzzer]\non = 5ms")?.description == "puckd.conf:2: on = 5ms is below the minimum 10ms")
     #expect(error("[buzzer]\noff = 11s")?.description == "puckd.conf:2: off = 11s is above the maximum 10s")
   }
+
+  @Test("the network bypass keys: off by default, bounded, and parsed")
+  func networkBypassKeys() throws {
+    #expect(DockConfig().homeAssistant.bypass == .off)
+    let config = try DockConfig.parse(
+      "[homeassistant]\nbypass_button = yes\nbypass_after = 1min\nbypass_limit = 2\n", file: "puckd.conf")
+    #expect(
+      config.homeAssistant.bypass == NetworkBypassPolicy(enabled: true, minimumRing: .seconds(60), limit: 2))
+    #expect(
+      error("[homeassistant]\nbypass_limit = 0")?.description
+        == "puckd.conf:2: bypass_limit = 0 is below the minimum 1")
+    #expect(
+      error("[homeassistant]\nbypass_limit = 11")?.description
+        == "puckd.conf:2: bypass_limit = 11 is above the maximum 10")
+    #expect(error("[homeassistant]\nbypass_limit = one")?.description.contains("is not a number") == true)
+    #expect(error("[homeassistant]\nbypass_after = 31min")?.description.contains("above the maximum") == true)
+  }
+
+  @Test("the broker address printed for a node: a loopback host becomes a placeholder to fill in")
+  func brokerAddressForTheNode() {
+    var mqtt = MQTTSettings()
+    #expect(mqtt.isLoopbackHost)
+    #expect(mqtt.addressForNode == "DOCK-ADDRESS:1883")
+    for host in ["localhost", "::1", "127.0.1.1"] {
+      mqtt.host = host
+      #expect(mqtt.isLoopbackHost, "\(host)")
+    }
+    mqtt.host = "192.168.1.10"
+    mqtt.port = 8883
+    #expect(!mqtt.isLoopbackHost)
+    #expect(mqtt.addressForNode == "192.168.1.10:8883")
+  }
 }
