@@ -87,6 +87,7 @@ final class HomeAssistantBridge {
       self.connection = connection
       try connection.start()
       try watchPreAlarm()
+      planPreAlarm()
       Log.info(
         "Home Assistant: publishing the dock as '\(made.dock)' through \(address)")
     } catch {
