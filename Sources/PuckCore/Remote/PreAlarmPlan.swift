@@ -29,6 +29,12 @@ public struct PreAlarmPlan: Hashable, Sendable {
     alarm.adding(seconds: -lead.components.seconds)
   }
 
+  /// The pre-alarm of `alarm` could not be sent (the broker is not connected): the next step
+  /// before the alarm sends it, late rather than never.
+  public mutating func notSent(alarm: Instant) {
+    if announced == alarm { announced = nil }
+  }
+
   /// The step for `nextAlarm` at `now`. An alarm set less than `lead` ahead gets its pre-alarm at
   /// once (a shorter sunrise rather than none); a past or already announced alarm gets none.
   public mutating func step(nextAlarm: Instant?, now: Instant) -> Step {

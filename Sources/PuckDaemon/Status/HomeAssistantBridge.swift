@@ -104,6 +104,7 @@ final class HomeAssistantBridge {
       published = nil
       publishedTimestamps = [:]
       publishState()
+      planPreAlarm()
     case .bypass(let retained):
       let topic = discovery?.bypassTopic ?? "the bypass topic"
       switch presses.admit(retained: retained, now: dock.time.now(.monotonic)) {
@@ -187,9 +188,13 @@ final class HomeAssistantBridge {
       if sent {
         Log.info("Home Assistant: pre-alarm sent for the alarm \(dock.settings.describe(alarm))")
       } else {
-        Log.warning(
-          "Home Assistant: the pre-alarm for the alarm \(dock.settings.describe(alarm)) was not sent: not connected"
-        )
+        // Sent when the broker is back (announce), if that is before the alarm.
+        plan.notSent(alarm: alarm)
+        report("pre-alarm not sent") {
+          Log.warning(
+            "Home Assistant: the pre-alarm for the alarm \(dock.settings.describe(alarm)) is not sent yet: "
+              + "the broker is not connected\($0)")
+        }
       }
     case .wait(let until):
       do {

@@ -33,6 +33,16 @@ import Testing
     #expect(plan.announced == nil)
   }
 
+  @Test func oneNotSentGoesOutAtTheNextStepBeforeTheAlarm() {
+    var plan = PreAlarmPlan(lead: .seconds(600))
+    #expect(plan.step(nextAlarm: alarm, now: alarm.adding(seconds: -600)) == .publish(alarm: alarm))
+    plan.notSent(alarm: alarm)
+    #expect(plan.step(nextAlarm: alarm, now: alarm.adding(seconds: -100)) == .publish(alarm: alarm))
+    #expect(plan.step(nextAlarm: alarm, now: alarm.adding(seconds: -99)) == .idle)
+    plan.notSent(alarm: alarm)
+    #expect(plan.step(nextAlarm: alarm, now: alarm) == .idle, "never after the alarm")
+  }
+
   @Test func anAlarmMovedLaterGetsAPreAlarmOfItsOwn() {
     var plan = PreAlarmPlan(lead: .seconds(600))
     #expect(plan.step(nextAlarm: alarm, now: alarm.adding(seconds: -300)) == .publish(alarm: alarm))
