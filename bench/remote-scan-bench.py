@@ -16,6 +16,8 @@ from benchlib import pct
 BUILD = sys.argv[1] if len(sys.argv) > 1 else ".build/release"
 SAMPLES = int(os.environ.get("PUCK_BENCH_REMOTE_SAMPLES", "20"))
 UID = "04:A2:3B:11:22:33:44"
+# The node's --poll-interval (PUCK_BENCH_NODE_POLL=100ms for the old default); unset: its default.
+NODE_POLL = os.environ.get("PUCK_BENCH_NODE_POLL", "")
 
 
 def free_port():
@@ -64,7 +66,8 @@ def main():
             f.write(key + "\n")
         os.chmod(key_file, 0o600)
         node = subprocess.Popen([os.path.join(BUILD, "puck-reader"), "--name", "kitchen", "--key-file", key_file,
-                                 "--broker", f"127.0.0.1:{port}", "--reader", f"pn532_uart:{link}"],
+                                 "--broker", f"127.0.0.1:{port}", "--reader", f"pn532_uart:{link}"]
+                                + (["--poll-interval", NODE_POLL] if NODE_POLL else []),
                                 env=env, stderr=subprocess.DEVNULL)
         procs.append(node)
         for _ in range(100):

@@ -31,7 +31,7 @@ extension Daemon {
       self.homeAssistant.tagScanned(uid, reader: reader)
       self.tagScanned(uid, fresh: fresh, reader: reader)
     }
-    status.onUpdate = { [unowned self] status in self.homeAssistant.statusChanged(status) }
+    status.onUpdate = { [unowned self] status, next in self.homeAssistant.statusChanged(status, next: next) }
     enforcement.onEvent = { [unowned self] event in self.homeAssistant.event(event) }
     homeAssistant.onBypass = { [unowned self] in
       // A press from the network: a bypass only as [homeassistant] allows (docs/DESIGN.md M9);

@@ -11,6 +11,7 @@ enum PuckReader {
   static let usage = """
     usage: puck-reader --name NAME --key-file PATH [--broker HOST[:PORT]] [--reader CONNSTRING]
                        [--username USER --password-file PATH] [--ca-file PATH]
+                       [--poll-interval DURATION]
     Runs a PuckAlarm reader node in the foreground. Logs go to stderr with <N> syslog prefixes.
       --name NAME           the name the dock enrolled it under (sudo puckctl reader add NAME)
       --key-file PATH       its key, as 'reader add' printed it; root-only (mode 0600)
@@ -19,6 +20,8 @@ enum PuckReader {
                             pn532_uart:/dev/serial0
       --username USER, --password-file PATH   the node's broker account; the file as the key (0600)
       --ca-file PATH        the CA that signed the broker's certificate: TLS
+      --poll-interval DURATION   how often the reader polls while a dock wants it (default
+                            30ms, as the dock's [reader] poll_interval; 10ms to 1s)
     Signals: SIGTERM/SIGINT stop cleanly (the docks see the node go offline).
     """
 
@@ -28,6 +31,7 @@ enum PuckReader {
     var broker = BrokerSettings()
     var connstring: String?
     var passwordFile: String?
+    var pollInterval = ReaderSettings.defaultPollInterval
     var arguments = Array(CommandLine.arguments.dropFirst()).makeIterator()
     while let argument = arguments.next() {
       if argument == "--help" || argument == "-h" {
@@ -49,6 +53,13 @@ enum PuckReader {
       case "--username": broker.username = value
       case "--password-file": passwordFile = value
       case "--ca-file": broker.caFile = value
+      case "--poll-interval":
+        guard let interval = Duration(configText: value), ReaderSettings.pollIntervalRange.contains(interval)
+        else {
+          Log.error("puck-reader: --poll-interval \(value): a duration from 10ms to 1s, like 30ms")
+          return 64
+        }
+        pollInterval = interval
       case "--broker":
         let parts = value.split(separator: ":", maxSplits: 1)
         broker.host = String(parts[0])
@@ -103,7 +114,10 @@ enum PuckReader {
 
     let node: ReaderNode
     do {
-      node = try ReaderNode(.init(name: name, key: key, broker: broker, connstring: connstring)) {
+      var configuration = ReaderNode.Configuration(
+        name: name, key: key, broker: broker, connstring: connstring)
+      configuration.pollInterval = pollInterval
+      node = try ReaderNode(configuration) {
         level, message in
         Log.write(Log.Level(rawValue: level) ?? .info, message)
       }

@@ -126,6 +126,9 @@ extension DockConfig {
     #bypass_button = no
     #bypass_after = 30s
     #bypass_limit = 1
+    # For wake-up lights: a pre_alarm event this long before each alarm (1s to 12h), and the
+    # time of the next one as the "Pre-alarm" sensor. It only tells; it ends nothing.
+    #pre_alarm = 30min
 
     """
 }

@@ -14,7 +14,10 @@ extension DockConfig {
       ]
     ),
     ("mqtt", ["host", "port", "username", "password_file", "ca_file", "dock_name"]),
-    ("homeassistant", ["enabled", "discovery_prefix", "bypass_button", "bypass_after", "bypass_limit"]),
+    (
+      "homeassistant",
+      ["enabled", "discovery_prefix", "bypass_button", "bypass_after", "bypass_limit", "pre_alarm"]
+    ),
   ]
 
   /// The keys a section has, or none for an unknown section.
@@ -157,6 +160,8 @@ private struct ConfigParser {
     case ("homeassistant", "bypass_after"):
       config.homeAssistant.bypass.minimumRing = try Self.duration(
         value, in: NetworkBypassPolicy.minimumRingRange)
+    case ("homeassistant", "pre_alarm"):
+      config.homeAssistant.preAlarm = try Self.duration(value, in: HomeAssistantSettings.preAlarmRange)
     case ("homeassistant", "bypass_limit"):
       let range = NetworkBypassPolicy.limitRange
       guard !value.isEmpty else { throw .missing("a number of bypasses like 1") }

@@ -8,6 +8,12 @@ public struct HomeAssistantSettings: Hashable, Sendable {
   /// `bypass_button`, `bypass_after`, `bypass_limit`: when the bypass button (any press from the
   /// network) silences a ring (docs/DESIGN.md M9); off by default.
   public var bypass = NetworkBypassPolicy.off
+  /// `pre_alarm`: how long before each alarm the pre-alarm event goes out, for wake-up lights
+  /// (docs/DESIGN.md M10).
+  public var preAlarm: Duration = .seconds(30 * 60)
+  /// What `pre_alarm` may be: at least a second, since a pre-alarm at the alarm's own instant
+  /// would be the `fired` event.
+  public static let preAlarmRange: ClosedRange<Duration> = .seconds(1)...(.seconds(12 * 3600))
 
   public init() {}
 }

@@ -34,7 +34,7 @@ public struct HomeAssistantDiscovery: Sendable {
   public var eventTopic: String { base + "/event" }
   /// The bypass button's command topic (payload `PRESS`).
   public var bypassTopic: String { base + "/bypass" }
-  /// The timestamp of `key` (`next_alarm`, `last_wake_up`) on a topic of its own, retained,
+  /// The timestamp of `key` (`next_alarm`, `pre_alarm`, `last_wake_up`) on a topic of its own, retained,
   /// published only while there is one. Home Assistant's timestamp sensor warns at every
   /// message that is not a time ("Invalid state message" for `null`, `None` or an empty
   /// string), so "no value" is said by availability instead: the sensor is unavailable while
@@ -70,6 +70,9 @@ public struct HomeAssistantDiscovery: Sendable {
     /// A timestamp sensor: its own topic, available only while the state document has a value.
     func timestamp(_ key: String) -> [String: JSONValue] {
       [
+        // The alarm's label as an attribute of the sensor, for automations.
+        "json_attributes_topic": .string(stateTopic),
+        "json_attributes_template": .string("{{ {'label': value_json.next_alarm_label} | tojson }}"),
         "state_topic": .string(timestampTopic(key)), "device_class": .string("timestamp"),
         "availability_topic": .null,
         "availability": .array([
@@ -85,13 +88,18 @@ public struct HomeAssistantDiscovery: Sendable {
     let onOff: [String: JSONValue] = ["payload_on": .string("ON"), "payload_off": .string("OFF")]
     var all = [
       entity("sensor", "next_alarm", "Next alarm", timestamp("next_alarm")),
+      entity("sensor", "pre_alarm", "Pre-alarm", timestamp("pre_alarm")),
       entity("binary_sensor", "ringing", "Ringing", reading("ringing").merging(onOff) { $1 }),
       entity("binary_sensor", "wake_up_open", "Wake-up open", reading("open").merging(onOff) { $1 }),
       entity("binary_sensor", "protected", "Protected", reading("protected").merging(onOff) { $1 }),
       entity(
         "sensor", "bypasses", "Bypasses",
         reading("bypasses").merging(["state_class": .string("measurement")]) { $1 }),
-      entity("sensor", "last_wake_up", "Last wake-up", timestamp("last_wake_up")),
+      entity(
+        "sensor", "last_wake_up", "Last wake-up",
+        timestamp("last_wake_up").merging([
+          "json_attributes_topic": .null, "json_attributes_template": .null,
+        ]) { $1 }),
       entity(
         "button", "bypass", "Bypass (silence, rings again)",
         ["command_topic": .string(bypassTopic), "payload_press": .string("PRESS")]),
@@ -116,14 +124,26 @@ public enum HomeAssistantEvent: String, CaseIterable, Sendable {
   case wrongTag = "wrong_tag"
   /// A press of the bypass button did not count (docs/DESIGN.md M9).
   case bypassRefused = "bypass_refused"
+  /// `[homeassistant] pre_alarm` before an alarm, for wake-up lights (docs/DESIGN.md M10).
+  case preAlarm = "pre_alarm"
 
   /// `{"event_type": "fired"}`.
-  public var payload: [UInt8] { JSONValue.object(["event_type": .string(rawValue)]).bytes }
+  public var payload: [UInt8] { payload([:]) }
+
+  /// The event with attributes Home Assistant shows on the event entity (the pre-alarm's
+  /// alarm time and label): `{"event_type": "pre_alarm", "alarm": …, "label": …}`.
+  public func payload(_ attributes: [String: JSONValue]) -> [UInt8] {
+    JSONValue.object(attributes.merging(["event_type": .string(rawValue)]) { $1 }).bytes
+  }
 }
 
 /// The retained state document Home Assistant's entities read.
 public struct HomeAssistantState: Hashable, Sendable {
   public var nextAlarm: Instant?
+  /// The next alarm's label; empty when it has none, nil while no alarm is set.
+  public var nextAlarmLabel: String?
+  /// When the next alarm's pre-alarm goes (or went) out.
+  public var preAlarm: Instant?
   public var ringing = false
   public var open = false
   public var protected = false
@@ -132,16 +152,21 @@ public struct HomeAssistantState: Hashable, Sendable {
 
   public init() {}
 
-  /// The timestamp topics' payloads (`next_alarm`, `last_wake_up`): the ISO 8601 text, or
-  /// nil while there is none (nothing is published; the sensor is unavailable).
+  /// The timestamp topics' payloads (`next_alarm`, `pre_alarm`, `last_wake_up`): the ISO 8601
+  /// text, or nil while there is none (nothing is published; the sensor is unavailable).
   public var timestamps: [(key: String, text: String?)] {
-    [("next_alarm", nextAlarm?.codingText), ("last_wake_up", lastWakeUp?.codingText)]
+    [
+      ("next_alarm", nextAlarm?.codingText), ("pre_alarm", preAlarm?.codingText),
+      ("last_wake_up", lastWakeUp?.codingText),
+    ]
   }
 
   public var payload: [UInt8] {
     func onOff(_ value: Bool) -> JSONValue { .string(value ? "ON" : "OFF") }
     return JSONValue.object([
-      "next_alarm": nextAlarm.map { .string($0.codingText) } ?? .null, "ringing": onOff(ringing),
+      "next_alarm": nextAlarm.map { .string($0.codingText) } ?? .null,
+      "next_alarm_label": nextAlarmLabel.map { .string($0) } ?? .null,
+      "pre_alarm": preAlarm.map { .string($0.codingText) } ?? .null, "ringing": onOff(ringing),
       "open": onOff(open), "protected": onOff(protected), "bypasses": .number(bypasses),
       "last_wake_up": lastWakeUp.map { .string($0.codingText) } ?? .null,
     ]).bytes

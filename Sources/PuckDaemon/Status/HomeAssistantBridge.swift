@@ -1,6 +1,7 @@
 import PuckCore
 import PuckDevices
 import PuckStorage
+import PuckSystem
 
 /// The dock in Home Assistant (docs/DESIGN.md M7), when `[homeassistant] enabled`: MQTT
 /// discovery for its entities (`HomeAssistantDiscovery`), sent again whenever Home Assistant
@@ -9,7 +10,8 @@ import PuckStorage
 /// secret, `homeassistant-tag.key`), never the UID. The one command it takes is the bypass
 /// button, which silences and re-arms as the dock button does, but only as `[homeassistant]`'s
 /// bypass policy allows (docs/DESIGN.md M9); a retained or repeated press is no press. Nothing
-/// from Home Assistant can end a wake-up.
+/// from Home Assistant can end a wake-up. The pre-alarm for wake-up lights (docs/DESIGN.md M10)
+/// goes out on a wall-clock timer of its own, when `PreAlarmPlan` says; it only tells.
 final class HomeAssistantBridge {
   /// What arrives from the broker, posted to the loop.
   enum Command: Sendable {
@@ -33,6 +35,12 @@ final class HomeAssistantBridge {
   /// What the log and Home Assistant hear of ignored and refused presses: a flood writes a
   /// line a minute per kind.
   private var reports = RepeatLimiter<String>()
+  /// When the pre-alarm goes out, once per alarm.
+  private var plan = PreAlarmPlan(lead: .seconds(30 * 60))
+  /// The next alarm, as the last status had it.
+  private var nextAlarm: (alarm: Alarm, at: Instant)?
+  /// Wakes the loop at the next pre-alarm (and at clock steps); watched while connected.
+  private var preAlarmTimer: (any LoopTimer)?
   /// The bypass button was pressed in Home Assistant: returns why it did not count, nil when it
   /// silenced the ring.
   var onBypass: () -> NetworkBypassRefusal? = { nil }
@@ -48,6 +56,7 @@ final class HomeAssistantBridge {
     guard config.homeAssistant.enabled else { return }
     self.readers = readers
     tagKey = loadTagKey()
+    if plan.lead != config.homeAssistant.preAlarm { plan = PreAlarmPlan(lead: config.homeAssistant.preAlarm) }
     let made = HomeAssistantDiscovery(
       dock: dock.settings.dockName, prefix: config.homeAssistant.discoveryPrefix, readers: readers,
       version: ProductVersion.current)
@@ -77,6 +86,8 @@ final class HomeAssistantBridge {
       }
       self.connection = connection
       try connection.start()
+      try watchPreAlarm()
+      planPreAlarm()
       Log.info(
         "Home Assistant: publishing the dock as '\(made.dock)' through \(address)")
     } catch {
@@ -93,6 +104,7 @@ final class HomeAssistantBridge {
       published = nil
       publishedTimestamps = [:]
       publishState()
+      planPreAlarm()
     case .bypass(let retained):
       let topic = discovery?.bypassTopic ?? "the bypass topic"
       switch presses.admit(retained: retained, now: dock.time.now(.monotonic)) {
@@ -133,14 +145,66 @@ final class HomeAssistantBridge {
     start(readers: names)
   }
 
-  /// Takes the state Home Assistant shows from a status, and publishes it when it changed.
-  func statusChanged(_ status: DockStatus) {
-    state.nextAlarm = status.nextAlarmAt
+  /// Takes the state Home Assistant shows from a status and the next alarm, publishes it when it
+  /// changed, and sends or plans the pre-alarm.
+  func statusChanged(_ status: DockStatus, next: (alarm: Alarm, at: Instant)?) {
+    nextAlarm = next
+    state.nextAlarm = next?.at
+    state.nextAlarmLabel = next?.alarm.label
+    state.preAlarm = next.map { plan.preAlarm(of: $0.at) }
     state.ringing = status.guards.contains { $0.ringing }
     state.open = !status.guards.isEmpty
     state.protected = status.protected
     state.bypasses = status.guards.reduce(0) { $0 + $1.bypassCount }
     publishState()
+    planPreAlarm()
+  }
+
+  /// Makes and watches the pre-alarm's timer (once; it stays watched across reconnections).
+  private func watchPreAlarm() throws(SystemError) {
+    guard preAlarmTimer == nil else { return }
+    let timer = try dock.time.makeTimer(.wallClock)
+    try dock.loop.watch(timer) { [unowned self] _ in self.planPreAlarm() }
+    preAlarmTimer = timer
+  }
+
+  /// Sends the pre-alarm when it is due, and arms the timer for the next one.
+  private func planPreAlarm() {
+    guard let timer = preAlarmTimer else { return }
+    switch plan.step(nextAlarm: nextAlarm?.at, now: dock.time.instant) {
+    case .publish(let alarm):
+      timer.disarm()
+      let label = nextAlarm?.alarm.label ?? ""
+      let sent =
+        connection.flatMap { connection in
+          discovery.map { discovery in
+            connection.publish(
+              discovery.eventTopic,
+              HomeAssistantEvent.preAlarm.payload([
+                "alarm": .string(alarm.codingText), "label": .string(label),
+              ]))
+          }
+        } ?? false
+      if sent {
+        Log.info("Home Assistant: pre-alarm sent for the alarm \(dock.settings.describe(alarm))")
+      } else {
+        // Sent when the broker is back (announce), if that is before the alarm.
+        plan.notSent(alarm: alarm)
+        report("pre-alarm not sent") {
+          Log.warning(
+            "Home Assistant: the pre-alarm for the alarm \(dock.settings.describe(alarm)) is not sent yet: "
+              + "the broker is not connected\($0)")
+        }
+      }
+    case .wait(let until):
+      do {
+        try timer.arm(at: until)
+      } catch {
+        Log.error("Home Assistant: the pre-alarm timer: \(error)")
+      }
+    case .idle:
+      timer.disarm()
+    }
   }
 
   func event(_ event: HomeAssistantEvent) {
@@ -162,6 +226,10 @@ final class HomeAssistantBridge {
     connection.publish(discovery.availabilityTopic, Array("offline".utf8), retain: true)
     connection.stop()
     self.connection = nil
+    if let preAlarmTimer {
+      dock.loop.unwatch(preAlarmTimer.fd)
+      self.preAlarmTimer = nil
+    }
   }
 
   private func publishState() {

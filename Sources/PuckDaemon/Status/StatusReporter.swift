@@ -13,7 +13,7 @@ final class StatusReporter {
   private let flows: ControlFlows
   private var lastLine = ""
   /// Called with the status after every update (Home Assistant's state).
-  var onUpdate: (DockStatus) -> Void = { _ in }
+  var onUpdate: (DockStatus, _ next: (alarm: Alarm, at: Instant)?) -> Void = { _, _ in }
 
   init(
     dock: DockContext, enforcement: Enforcement, schedule: ScheduleKeeper, devices: DockDevices,
@@ -124,7 +124,7 @@ final class StatusReporter {
     let status = dockStatus(next: next)
     let alert = flows.preflight.alertStanding(alarmAhead: next != nil) && !enforcement.isOpen
     devices.lines.showLED(steady: status.protected && !enforcement.isOpen, alert: alert)
-    onUpdate(status)
+    onUpdate(status, next)
     let line = statusLine(next: next)
     guard line != lastLine else { return }
     lastLine = line

@@ -18,6 +18,10 @@ public final class ReaderNode: Sendable {
     /// The libnfc connstring; nil: the first reader libnfc finds.
     public var connstring: String?
     public var heartbeat: Duration = .seconds(10)
+    /// How often the reader polls while a dock wants it: the dock's own default (`[reader]
+    /// poll_interval`, 30 ms), so a tag is seen as fast in the kitchen as at the bedside, not
+    /// `NFCTagReader`'s 100 ms (issue 22).
+    public var pollInterval: Duration = ReaderSettings.defaultPollInterval
 
     public init(name: String, key: ReaderKey, broker: BrokerSettings, connstring: String?) {
       self.name = name
@@ -51,12 +55,15 @@ public final class ReaderNode: Sendable {
   private let readerBox = Mutex<(any TagReader)?>(nil)
   private let thread: DeadlineThread?
 
-  /// A node; `makeReader` makes its tag reader (libnfc's by default), `log` takes syslog levels.
+  /// A node; `makeReader` makes its tag reader (libnfc's by default) from the connstring and
+  /// poll interval, `log` takes syslog levels.
   public init(
     _ configuration: Configuration,
-    makeReader: @escaping @Sendable (String?, @escaping @Sendable (TagReaderEvent) -> Void) -> any TagReader =
+    makeReader:
+      @escaping @Sendable (NFCTagReader.Configuration, @escaping @Sendable (TagReaderEvent) -> Void) ->
+      any TagReader =
       {
-        NFCTagReader(configuration: .init(connstring: $0), onEvent: $1)
+        NFCTagReader(configuration: $0, onEvent: $1)
       },
     wallMilliseconds: @escaping @Sendable () -> Int64 = RemoteTagReader.systemWallMilliseconds,
     log: @escaping @Sendable (Int, String) -> Void
@@ -75,7 +82,10 @@ public final class ReaderNode: Sendable {
     ) { event in box.withLock { $0 }?.received(event) }
     thread = try? DeadlineThread()
     box.withLock { $0 = self }
-    let reader = makeReader(configuration.connstring) { [weak self] event in self?.readerSaid(event) }
+    let reader = makeReader(
+      NFCTagReader.Configuration(
+        connstring: configuration.connstring, pollInterval: configuration.pollInterval)
+    ) { [weak self] event in self?.readerSaid(event) }
     readerBox.withLock { $0 = reader }
   }
 

@@ -110,7 +110,7 @@ final class Broker {
   }
 
   /// A port the kernel just handed out and took back: free unless another process races for it.
-  private static func freePort() -> Int {
+  static func freePort() -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()

@@ -50,10 +50,11 @@ struct HomeAssistantTests {
     // A remote reader becomes a tag scanner of its own (its node is not running: the scanner
     // config is there all the same).
     #expect(try dock.ctl("reader", "add", "kitchen").status == 0)
-    let configs = try Self.listen(broker, "homeassistant/#", count: 9)
+    let configs = try Self.listen(broker, "homeassistant/#", count: 10)
     let topics = Set(configs.map(\.topic))
     for entity in [
-      "sensor/puckalarm_bedroom/next_alarm", "binary_sensor/puckalarm_bedroom/ringing",
+      "sensor/puckalarm_bedroom/next_alarm", "sensor/puckalarm_bedroom/pre_alarm",
+      "binary_sensor/puckalarm_bedroom/ringing",
       "binary_sensor/puckalarm_bedroom/wake_up_open", "binary_sensor/puckalarm_bedroom/protected",
       "sensor/puckalarm_bedroom/bypasses", "sensor/puckalarm_bedroom/last_wake_up",
       "button/puckalarm_bedroom/bypass", "event/puckalarm_bedroom/wake_up", "tag/puckalarm_bedroom_kitchen",
@@ -113,5 +114,40 @@ struct HomeAssistantTests {
     }
     let lastWakeUp = try Self.listen(broker, "puckalarm/dock/bedroom/last_wake_up", count: 1)
     #expect(lastWakeUp.last?.payload.contains("T") == true, "the time on its own topic: \(lastWakeUp)")
+  }
+
+  /// Wake-up lights (issue 22, docs/DESIGN.md M10): the pre-alarm event with the alarm's time
+  /// and label comes `pre_alarm` before the alarm, while it is still quiet; the `pre_alarm`
+  /// sensor has its time and the state the label. Short values so it takes seconds.
+  @Test("the pre-alarm event arrives before the alarm, with its label")
+  func preAlarmBeforeTheAlarm() throws {
+    let broker = try Broker()
+    let dock = try DaemonHarness(
+      simulate: true,
+      config:
+        "[mqtt]\nport = \(broker.port)\ndock_name = bedroom\n[homeassistant]\nenabled = yes\npre_alarm = 4s\n",
+      audio: false)
+    try dock.start()
+    try dock.pair("04:A2:3B:11:22:33:44")
+    let eventTopic = "puckalarm/dock/bedroom/event"
+    // Subscribed before the alarm is set: events are not retained.
+    let listener = try broker.subscribe(eventTopic)
+    _ = try dock.addAlarm(inSeconds: 9, extra: ["--label", "sunrise"])
+    try waitUntil(timeout: 8, "the pre-alarm event") {
+      listener.payloads.contains { $0.contains("pre_alarm") }
+    }
+    #expect(try !dock.isRinging(), "the pre-alarm comes before the ring")
+    #expect(try dock.guards().isEmpty, "before the wake-up opens")
+    let event = try #require(listener.payloads.first { $0.contains("pre_alarm") })
+    #expect(event.contains(#""label":"sunrise""#), "\(event)")
+    #expect(event.contains(#""alarm":"20"#), "the alarm's time: \(event)")
+    let state = try Self.state(broker)
+    #expect(state["next_alarm_label"] as? String == "sunrise")
+    #expect(state["pre_alarm"] is String)
+    let preAlarm = try Self.listen(broker, "puckalarm/dock/bedroom/pre_alarm", count: 1)
+    #expect(preAlarm.last?.payload.contains("T") == true, "the pre-alarm time on its own topic: \(preAlarm)")
+    try waitUntil(timeout: 10, "the alarm rings after it") { try dock.isRinging() }
+    #expect(listener.payloads.filter { $0.contains("pre_alarm") }.count == 1, "one pre-alarm per alarm")
+    #expect(try dock.ctl("scan", "04:A2:3B:11:22:33:44").status == 0)
   }
 }

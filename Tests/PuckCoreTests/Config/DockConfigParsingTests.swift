@@ -346,6 +346,15 @@ import Testing
     #expect(error("[homeassistant]\nbypass_after = 31min")?.description.contains("above the maximum") == true)
   }
 
+  @Test("pre_alarm: 30 min by default, 1 s to 12 h")
+  func preAlarmKey() throws {
+    #expect(DockConfig().homeAssistant.preAlarm == .seconds(1800))
+    let config = try DockConfig.parse("[homeassistant]\npre_alarm = 45min\n", file: "puckd.conf")
+    #expect(config.homeAssistant.preAlarm == .seconds(2700))
+    #expect(error("[homeassistant]\npre_alarm = 0s")?.description.contains("below the minimum 1s") == true)
+    #expect(error("[homeassistant]\npre_alarm = 13h")?.description.contains("above the maximum") == true)
+  }
+
   @Test("the broker address printed for a node: a loopback host becomes a placeholder to fill in")
   func brokerAddressForTheNode() {
     var mqtt = MQTTSettings()
