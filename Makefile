@@ -139,7 +139,7 @@ DEPLOY_PACKAGES := dpkg-dev lintian systemd man-db gpiod
 DEPLOY_DOCS := README.md docs/DESIGN.md hardware/README.md hardware/gpio.md hardware/pinmap.md \
   systemd/README.md udev/README.md
 
-.PHONY: release install uninstall deb deploy-deps check-deploy check-trixie-deb check-systemd
+.PHONY: release install uninstall deb deb-arm64 deploy-deps check-deploy check-trixie-deb check-systemd check-arm64
 
 deploy-deps:
 	$(call apt_install,$(BUILD_PACKAGES) $(DEPLOY_PACKAGES))
@@ -220,6 +220,20 @@ deb: release $(DEPLOY_DIR)/puckd.conf
 	rm -rf $(DEPLOY_DIR)/debian
 	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(DEB_STAGE) PREFIX=/usr
 	packaging/build-deb $(CURDIR)/$(DEB_STAGE) $(DEB_OUT)
+
+# The arm64 package for a Raspberry Pi: `make deb` run in a trixie arm64 root under qemu-user
+# emulation with Debian's swiftlang, installed there and smoke-tested (.ci/check-arm64), copied to
+# .build/deploy/arm64/. Root only. The root is kept in $PUCK_CI_CACHE (/var/cache/puckalarm-ci).
+# Slow: the emulated release build alone took 51 minutes on a shared 2-core machine, and the root
+# about 15 more from nothing (packaging/README.md).
+deb-arm64:
+	$(call apt_install,debootstrap debian-archive-keyring)
+	.ci/check-arm64 release
+
+# What CI runs for arm64: a debug build of puckd and puckctl in that root and the same smoke test.
+check-arm64:
+	$(call apt_install,debootstrap debian-archive-keyring)
+	.ci/check-arm64 debug
 
 # Everything .ci/check-deploy checks (release build, ldd, unit, .deb, lintian, install/remove).
 check-deploy:
