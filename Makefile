@@ -224,8 +224,8 @@ deb: release $(DEPLOY_DIR)/puckd.conf
 # The arm64 package for a Raspberry Pi: `make deb` run in a trixie arm64 root under qemu-user
 # emulation with Debian's swiftlang, installed there and smoke-tested (.ci/check-arm64), copied to
 # .build/deploy/arm64/. Root only. The root is kept in $PUCK_CI_CACHE (/var/cache/puckalarm-ci).
-# Slow: the emulated release build alone took 51 minutes on a shared 2-core machine, and the root
-# about 15 more from nothing (packaging/README.md).
+# Slow: 62 minutes under emulation on a shared 2-core machine, and the root about 15 more from
+# nothing (packaging/README.md).
 deb-arm64:
 	$(call apt_install,debootstrap debian-archive-keyring)
 	.ci/check-arm64 release
