@@ -133,9 +133,8 @@ PURGE ?=
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath
 RELEASE_BIN := .build/release
 DEPLOY_DIR := .build/deploy
-DEB_STAGE := $(DEPLOY_DIR)/debian/puckalarm
 DEB_OUT ?= $(DEPLOY_DIR)
-DEPLOY_PACKAGES := dpkg-dev lintian systemd man-db gpiod
+DEPLOY_PACKAGES := dpkg-dev debhelper lintian systemd man-db gpiod
 DEPLOY_DOCS := README.md docs/DESIGN.md hardware/README.md hardware/gpio.md hardware/pinmap.md \
   systemd/README.md udev/README.md
 
@@ -214,12 +213,23 @@ uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/udev ]; then udevadm control --reload-rules || true; fi
 
-# The Debian package: `make install` into a staging tree with PREFIX=/usr, then dpkg-deb.
-deb: release $(DEPLOY_DIR)/puckd.conf
-	$(call apt_install,dpkg-dev)
-	rm -rf $(DEPLOY_DIR)/debian
-	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(DEB_STAGE) PREFIX=/usr
-	packaging/build-deb $(CURDIR)/$(DEB_STAGE) $(DEB_OUT)
+# The Debian package: dpkg-buildpackage over debian/ (dh: `make release`, then `make install
+# DESTDIR=debian/puckalarm PREFIX=/usr`), the .deb, .buildinfo and .changes in $(DEB_OUT).
+# Build-Depends names Debian's swiftlang (trixie on). Where it is not installed (bookworm,
+# which has none, with the swift.org toolchain on PATH) the build dependencies are not checked
+# (-d): `deb` installs the others itself first (packaging/README.md, "Building").
+DEB_VERSION = $(shell sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/PuckCore/ProductVersion.swift)
+DEB_ARCH = $(shell dpkg --print-architecture)
+DEB_CHECK_BUILDDEPS = $(if $(shell dpkg-query -W -f='$${Status}' swiftlang 2>/dev/null | grep 'ok installed'),,-d)
+deb: deps
+	$(call apt_install,dpkg-dev debhelper)
+	@command -v $(SWIFT) >/dev/null || { echo "no $(SWIFT) on PATH: install swiftlang (trixie) or a swift.org toolchain"; exit 1; }
+	@mkdir -p $(DEB_OUT)
+	PUCK_DEB_DIR=$(abspath $(DEB_OUT)) SWIFT=$(SWIFT) dpkg-buildpackage -b --no-sign $(DEB_CHECK_BUILDDEPS) \
+	  --buildinfo-option=-u$(DEB_OUT) --changes-option=-u$(DEB_OUT) \
+	  --buildinfo-file=$(DEB_OUT)/puckalarm_$(DEB_VERSION)_$(DEB_ARCH).buildinfo \
+	  --changes-file=$(DEB_OUT)/puckalarm_$(DEB_VERSION)_$(DEB_ARCH).changes
+	@echo $(DEB_OUT)/puckalarm_$(DEB_VERSION)_$(DEB_ARCH).deb
 
 # The arm64 package for a Raspberry Pi: `make deb` run in a trixie arm64 root under qemu-user
 # emulation with Debian's swiftlang, installed there and smoke-tested (.ci/check-arm64), copied to
