@@ -86,13 +86,21 @@ enum ShellCompletion {
     }
   }
 
-  /// The options of each command that takes a value of `kind`, as `words:--option` patterns.
-  private static func patterns(_ kind: (CommandOption.Value) -> Bool, quote: String) -> [String] {
+  /// The options of each command that takes a value of `kind`, as one `case` pattern of
+  /// `'words:--option'` alternatives (bash and zsh read it alike).
+  private static func patterns(_ kind: (CommandOption.Value) -> Bool) -> String {
     entries.flatMap { entry in
-      entry.options.filter { kind($0.value) }.map {
-        "\(quote)\(entry.words.joined(separator: " ")):--\($0.name)\(quote)"
-      }
-    }
+      entry.options.filter { kind($0.value) }.map { "'\(entry.words.joined(separator: " ")):--\($0.name)'" }
+    }.joined(separator: "|")
+  }
+
+  /// One `case` arm a command, setting `options` to its options and `--help`, written as
+  /// `list` makes a list (a quoted word list for bash, an array for zsh).
+  private static func optionCases(_ list: (String) -> String) -> String {
+    entries.map { entry in
+      let options = (entry.options.map { "--" + $0.name } + ["--help"]).joined(separator: " ")
+      return "    '\(entry.words.joined(separator: " "))') options=\(list(options)) ;;"
+    }.joined(separator: "\n")
   }
 
   private static func isDays(_ value: CommandOption.Value) -> Bool { value == .days }
@@ -104,10 +112,6 @@ enum ShellCompletion {
   // MARK: bash
 
   private static var bash: String {
-    let optionCases = entries.map { entry in
-      let options = entry.options.map { "--" + $0.name } + ["--help"]
-      return "    '\(entry.words.joined(separator: " "))') options='\(options.joined(separator: " "))' ;;"
-    }
     let groupCases = groups.map {
       "    \($0)) subcommands='\(subcommands(of: $0).joined(separator: " "))' ;;"
     }
@@ -150,7 +154,7 @@ enum ShellCompletion {
             return ;;
         esac
         case "$command:$prev" in
-          \(patterns(isDays, quote: "'").joined(separator: "|")))
+          \(patterns(isDays)))
             local chosen=''
             case $cur in *,*) chosen=${cur%,*}, ;; esac
             if [ -z "$chosen" ]; then
@@ -159,14 +163,14 @@ enum ShellCompletion {
               COMPREPLY=($(compgen -P "$chosen" -W '\(dayWords.joined(separator: " "))' -- "${cur##*,}"))
             fi
             return ;;
-          \(patterns(isDate, quote: "'").joined(separator: "|")))
+          \(patterns(isDate)))
             COMPREPLY=($(compgen -W '\(dateWords.joined(separator: " "))' -- "$cur"))
             return ;;
-          \(valued(quote: "'")))
+          \(patterns(takesValue)))
             return ;;
         esac
         case $command in
-      \(optionCases.joined(separator: "\n"))
+      \(optionCases { "'\($0)'" })
         esac
         COMPREPLY=($(compgen -W "$options" -- "$cur"))
       }
@@ -192,10 +196,6 @@ enum ShellCompletion {
         return "'\(word):\(escaped)'"
       }
       return "    \(group)) subcommands=(\(subs.joined(separator: " "))) ;;"
-    }
-    let optionCases = entries.map { entry in
-      let options = entry.options.map { "--" + $0.name } + ["--help"]
-      return "    '\(entry.words.joined(separator: " "))') options=(\(options.joined(separator: " "))) ;;"
     }
     return """
       #compdef puckctl
@@ -230,31 +230,27 @@ enum ShellCompletion {
           completion) (( ${#typed} == 1 )) && compadd -- \(Shell.allCases.map(\.rawValue).joined(separator: " ")); return ;;
         esac
         case "$command:$prev" in
-          \(patterns(isDays, quote: "'").joined(separator: "|")))
+          \(patterns(isDays)))
             if [[ $cur == *,* ]]; then
               compadd -P "${cur%,*}," -- \(dayWords.joined(separator: " "))
             else
               compadd -- \((daySetWords + dayWords).joined(separator: " "))
             fi
             return ;;
-          \(patterns(isDate, quote: "'").joined(separator: "|")))
+          \(patterns(isDate)))
             compadd -- \(dateWords.joined(separator: " "))
             return ;;
-          \(valued(quote: "'")))
+          \(patterns(takesValue)))
             return ;;
         esac
         case $command in
-      \(optionCases.joined(separator: "\n"))
+      \(optionCases { "(\($0))" })
         esac
         compadd -- $options
       }
       compdef _puckctl puckctl
 
       """
-  }
-
-  private static func valued(quote: String) -> String {
-    patterns(takesValue, quote: quote).joined(separator: "|")
   }
 
   // MARK: fish
