@@ -36,8 +36,30 @@ struct Event: VersionedPayload, Equatable {
 let testInstant = Instant(
   utcDate: LocalDate(year: 2026, month: 12, day: 2), secondsOfDay: 11 * 3600 + 22 * 60 + 33)
 
+/// The file's bytes, or nil when there is no such file. Any other failure is recorded with its
+/// errno (a file the test just wrote, read back as nil once under a loaded ThreadSanitizer run,
+/// said nothing of why).
 func bytes(atPath path: String) -> [UInt8]? {
-  FileManager.default.contents(atPath: path).map { Array($0) }
+  let fd = open(path, O_RDONLY | O_CLOEXEC)
+  guard fd >= 0 else {
+    let error = errno
+    if error != ENOENT { Issue.record("cannot open \(path): \(String(cString: strerror(error)))") }
+    return nil
+  }
+  defer { close(fd) }
+  var content: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 65536)
+  while true {
+    let count = read(fd, &chunk, chunk.count)
+    if count == 0 { return content }
+    if count < 0 {
+      let error = errno
+      if error == EINTR { continue }
+      Issue.record("cannot read \(path): \(String(cString: strerror(error)))")
+      return nil
+    }
+    content += chunk[0..<count]
+  }
 }
 
 func write(_ bytes: [UInt8], toPath path: String) throws {

@@ -187,12 +187,12 @@ struct HarnessError: Error, CustomStringConvertible {
 
 /// Polls `condition` every 50 ms until it holds or `timeout` seconds pass.
 func waitUntil(timeout: Double, _ what: String, _ condition: () throws -> Bool) throws {
-  let deadline = Date().addingTimeInterval(timeout)
+  let deadline = Date().addingTimeInterval(timeout * Sanitized.slack)
   while Date() < deadline {
     if try condition() { return }
     usleep(50_000)
   }
-  throw HarnessError("timed out after \(timeout) s waiting until \(what)")
+  throw HarnessError("timed out after \(timeout * Sanitized.slack) s waiting until \(what)")
 }
 
 /// Runs any program to completion.

@@ -315,7 +315,7 @@ final class RawClient {
   /// Reads until the peer closes (or a newline), or `timeout` seconds pass (then throws).
   func readToEnd(timeout: Double, stopAtNewline: Bool = false) throws -> [UInt8] {
     var received: [UInt8] = []
-    let deadline = Date().addingTimeInterval(timeout)
+    let deadline = Date().addingTimeInterval(timeout * Sanitized.slack)
     var chunk = [UInt8](repeating: 0, count: 4096)
     while Date() < deadline {
       var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
