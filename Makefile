@@ -129,8 +129,11 @@ STRIP ?= strip
 # PURGE=1 makes `make uninstall` also remove the state (alarms, history, pairing) and the config.
 PURGE ?=
 
-# Static Swift runtime so the board needs only Debian's libraries; no $ORIGIN run path.
-RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath
+# Static Swift runtime so the board needs only Debian's libraries; no $ORIGIN run path. The
+# relocations read-only after start-up (RELRO, bound at once), as Debian's hardening asks: the
+# linker trixie's swiftlang drives does not do it by itself (lintian: hardening-no-relro).
+RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath \
+  -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 RELEASE_BIN := .build/release
 DEPLOY_DIR := .build/deploy
 DEB_OUT ?= $(DEPLOY_DIR)
@@ -179,7 +182,9 @@ install: $(DEPLOY_DIR)/puckd.conf
 	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/puckctl $(DESTDIR)$(ZSHCOMPDIR)/_puckctl $(DESTDIR)$(FISHCOMPDIR)/puckctl.fish
 	gzip -9nc man/puckd.8 > $(DESTDIR)$(MANDIR)/man8/puckd.8.gz
 	gzip -9nc man/puckctl.1 > $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz
-	chmod 0644 $(DESTDIR)$(MANDIR)/man8/puckd.8.gz $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz
+	gzip -9nc man/puck-reader.8 > $(DESTDIR)$(MANDIR)/man8/puck-reader.8.gz
+	chmod 0644 $(DESTDIR)$(MANDIR)/man8/puckd.8.gz $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz \
+	  $(DESTDIR)$(MANDIR)/man8/puck-reader.8.gz
 	for f in $(DEPLOY_DOCS); do \
 	  install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$(echo $$f | sed 's|/README.md$$|.md|; s|^docs/||; s|^hardware/||'); done
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/puckalarm/puckd.conf ]; then \
@@ -201,7 +206,8 @@ uninstall:
 	  $(DESTDIR)$(UNITDIR)/puckd.service $(DESTDIR)$(UNITDIR)/puck-reader.service \
 	  $(DESTDIR)$(UDEVRULESDIR)/60-puckalarm.rules $(DESTDIR)$(SYSUSERSDIR)/puckalarm.conf \
 	  $(DESTDIR)$(TMPFILESDIR)/puckalarm.conf $(DESTDIR)$(MANDIR)/man8/puckd.8.gz \
-	  $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz $(DESTDIR)$(BASHCOMPDIR)/puckctl \
+	  $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz $(DESTDIR)$(MANDIR)/man8/puck-reader.8.gz \
+	  $(DESTDIR)$(BASHCOMPDIR)/puckctl \
 	  $(DESTDIR)$(ZSHCOMPDIR)/_puckctl $(DESTDIR)$(FISHCOMPDIR)/puckctl.fish
 	rm -rf $(DESTDIR)$(DOCDIR)
 	@if [ "$(PURGE)" = 1 ]; then \

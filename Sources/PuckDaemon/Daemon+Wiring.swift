@@ -3,28 +3,17 @@ import PuckCore
 import PuckDevices
 import PuckSystem
 
-/// How the components reach each other: the callbacks `init` sets, and where a scan goes.
+/// How the components reach each other: the callbacks `init` sets, where a scan goes, and what
+/// the end of each loop turn does with the changes the components marked.
 extension Daemon {
   /// The back edges between components: each is told whom to notify, never handed the others.
+  /// What only changes what the dock shows is not wired here: it is marked in `DockChanges`.
   func wire() {
     state.files.onHeld = { [unowned self] in self.retry.arm() }
-    ringer.onChange = { [unowned self] in
-      self.preflight.somethingChanged()
-      self.status.update()
-    }
-    readers.onChange = { [unowned self] in
-      self.preflight.somethingChanged()
-      self.status.update()
-    }
     readers.wakeUpIsOpen = { [unowned self] in self.enforcement.isOpen }
     readers.onScan = { [unowned self] uid, fresh in
       self.homeAssistant.tagScanned(uid, reader: "dock")
       self.tagScanned(uid, fresh: fresh, reader: "dock")
-    }
-    remoteReaders.onChange = { [unowned self] in
-      self.preflight.somethingChanged()
-      self.status.update()
-      self.homeAssistant.readersChanged(self.scannerNames)
     }
     remoteReaders.wakeUpIsOpen = { [unowned self] in self.enforcement.isOpen }
     remoteReaders.onScan = { [unowned self] uid, fresh, reader in
@@ -43,7 +32,6 @@ extension Daemon {
     }
     router.onScan = { [unowned self] uid, fresh in self.tagScanned(uid, fresh: fresh, reader: "simulated") }
     enforcement.willRing = { [unowned self] in self.rehearsal.interrupt() }
-    rehearsal.onChange = { [unowned self] in self.updateReaderPolling() }
     enforcement.afterEvent = { [unowned self] event, changed in
       // Pairing is refused while a wake-up is open (docs/DESIGN.md P3).
       self.pairingFlow.wakeUpOpened()
@@ -52,25 +40,27 @@ extension Daemon {
     }
     enforcement.onJournalChanged = { [unowned self] in self.retry.arm() }
     enforcement.willClose = { [unowned self] entry in self.awake.closing(entry) }
-    awake.onChange = { [unowned self] in self.status.update() }
     missed.save = { [unowned self] in self.enforcement.save() }
     missed.onFailure = { [unowned self] in self.retry.arm() }
-    missed.onRecorded = { [unowned self] in self.status.update() }
-    schedule.onRefresh = { [unowned self] in
-      self.updateReaderPolling()
-      self.status.update()
-    }
     schedule.checkDue = { [unowned self] in self.preflight.run(.beforeAlarm) }
-    preflight.onFinished = { [unowned self] in self.status.update() }
-    retry.onRetried = { [unowned self] in self.status.update() }
-    overrides.onChange = { [unowned self] in self.status.update() }
-    pairingFlow.onChange = { [unowned self] in
-      self.preflight.somethingChanged()
-      self.updateReaderPolling()
-      self.status.update()
-    }
     // A reader thread stuck inside libnfc is found at each tick and reported as a fault.
     watchdog.onTick = { [unowned self] in self.readers.refreshProgress() }
+  }
+
+  /// The end of a loop turn: what the components marked, acted on once (`DockChanges`), status
+  /// rendered last. A step may mark more (a check that has its answers marks status): a few
+  /// rounds settle it, and status is still rendered once.
+  func endOfTurn() {
+    var render = false
+    for _ in 0..<4 {
+      let changed = changes.take()
+      if changed.isEmpty { break }
+      if changed.contains(.devices) { preflight.somethingChanged() }
+      if changed.contains(.polling) { updateReaderPolling() }
+      if changed.contains(.readers) { homeAssistant.readersChanged(scannerNames) }
+      render = render || changed.contains(.status)
+    }
+    if render { status.render() }
   }
 
   /// A tag from the reader or a simulated scan: to pairing if it is waiting, else to the guard;

@@ -22,6 +22,8 @@ import PuckSystem
 public final class Daemon {
   let environment: DaemonEnvironment
   let loop: EventLoop<LoopMessage>
+  /// What changed in the current loop turn (`endOfTurn` acts on it).
+  let changes = DockChanges()
   let signals: SignalSource
   let notifier: SystemdNotifier
   let watchdog: Watchdog
@@ -64,12 +66,13 @@ public final class Daemon {
     state = try DockState(path: options.stateDirectory) { time.instant }
     guard !controlSocketIsLive(options.socketPath) else { throw ControlSocketInUse(path: options.socketPath) }
     let inbox = loop.inbox
+    let dock = DockContext(
+      time: time, loop: loop, settings: settings, state: state, changes: changes, notifier: notifier)
     lines = DockLines(gpio: environment.gpio) { event in inbox.post(.button(event)) }
     ringer = Ringer(
-      settings: settings, lines: lines, inbox: inbox, makeAudio: environment.makeAudio,
+      settings: settings, changes: changes, lines: lines, inbox: inbox, makeAudio: environment.makeAudio,
       offLoop: environment.offLoop)
-    readers = Readers(settings: settings, inbox: inbox, makeReader: environment.makeReader)
-    let dock = DockContext(time: time, loop: loop, settings: settings, state: state, notifier: notifier)
+    readers = Readers(settings: settings, changes: changes, inbox: inbox, makeReader: environment.makeReader)
     remoteReaders = RemoteReaders(dock: dock, makeRemote: environment.makeRemoteReader)
     let devices = DockDevices(ringer: ringer, readers: readers, remoteReaders: remoteReaders, lines: lines)
     homeAssistant = HomeAssistantBridge(dock: dock)
@@ -131,6 +134,7 @@ public final class Daemon {
     lines.start(settings.config)
 
     loop.onMessage = { [unowned self] message in self.received(message) }
+    loop.atEndOfEachTurn { [unowned self] in self.endOfTurn() }
     try loop.watch(signals.fd) { [unowned self] _ in
       for signal in self.signals.drain() { self.received(signal: signal) }
     }
@@ -162,6 +166,8 @@ public final class Daemon {
     Log.info("listening on \(options.socketPath)")
     // After READY: it waits up to a few seconds for the devices' answers on the loop.
     preflight.run(.start)
+    // What start-up marked (polling for a wake-up it resumed, the LED), before the loop sleeps.
+    endOfTurn()
   }
 
   /// Runs every handler that is ready, and what they make ready, without sleeping (tests with a
@@ -169,6 +175,13 @@ public final class Daemon {
   public func runUntilIdle() throws(EventLoopBusy) {
     _ = try loop.runUntilIdle()
   }
+
+  /// How many times status was rendered (the LED, `STATUS=`, Home Assistant's state): at most
+  /// once per loop turn. Tests count it.
+  public var statusRenders: Int { status.renders }
+
+  /// How many times `guards.json` was written by this daemon. Tests count it.
+  public var guardsSaves: Int { state.guardsFile.saves }
 
   /// The clean exit `run` ends with, for a daemon driven by `runUntilIdle`.
   public func finish() {

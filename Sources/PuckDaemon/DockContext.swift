@@ -12,6 +12,8 @@ struct DockContext {
   let settings: Settings
   /// The state directory's documents.
   let state: DockState
+  /// What changed in this turn of the loop: marked by the components, acted on at its end.
+  let changes: DockChanges
   /// systemd's notification socket (`READY=1`, `STATUS=`, the watchdog), or nothing outside systemd.
   let notifier: SystemdNotifier
 }

@@ -13,8 +13,6 @@ final class OverrideFlow {
   private var session: ClientSession<Instant>?
   /// When the override counting down closes the wake-ups.
   var closesAt: Instant? { session?.detail }
-  /// Called when an override starts, ends or is cancelled (status).
-  var onChange: () -> Void = {}
 
   init(dock: DockContext, enforcement: Enforcement) {
     self.dock = dock
@@ -65,7 +63,7 @@ final class OverrideFlow {
           "the ring goes on; every open wake-up closes WITHOUT a scan \(dock.settings.describe(closesAt)) (in \(delay)). "
             + "Ctrl-C or 'sudo puckctl override --cancel' stops it; scanning the puck ends the wake-up as usual"
         ))
-      onChange()
+      dock.changes.mark(.status)
     } catch {
       client.send(.failure(ControlFailure(.failed, "\(error)")))
     }
@@ -120,7 +118,7 @@ final class OverrideFlow {
     session = nil
     current.end()
     if let reply, !current.client.isClosed { current.client.send(reply) }
-    onChange()
+    dock.changes.mark(.status)
   }
 
   /// Closes every open wake-up without a scan, records it, and answers `client`.

@@ -18,8 +18,6 @@ final class PairingFlow {
   private let wakeUpIsOpen: () -> Bool
   /// The pairing waiting for a tag, if any.
   private var session: ClientSession<Enrolment>?
-  /// Called when a pairing starts or ends, or the pairing changed (reader polling, status).
-  var onChange: () -> Void = {}
 
   init(dock: DockContext, wakeUpIsOpen: @escaping () -> Bool) {
     self.dock = dock
@@ -63,7 +61,7 @@ final class PairingFlow {
       ) { [unowned self] in
         self.finish(.failure(ControlFailure(.failed, "no tag seen within \(timeout) s; nothing paired")))
       }
-      onChange()
+      dock.changes.mark([.devices, .polling, .status])
       Log.info("pairing: waiting for a tag (\(timeout) s) to pair as '\(name)'")
       let source = dock.settings.simulated ? " (simulated: send it with puckctl scan UID)" : ""
       client.send(.progress("waiting for a tag on the reader\(source)… (\(timeout) s)"))
@@ -136,7 +134,7 @@ final class PairingFlow {
     session = nil
     current.end()
     if !current.client.isClosed { current.client.send(reply) }
-    onChange()
+    dock.changes.mark([.devices, .polling, .status])
   }
 
   /// Forgets the puck `name` (the only one when nil). The last puck, while an enabled alarm
@@ -197,7 +195,7 @@ final class PairingFlow {
       return
     }
     Log.notice("unpaired \(target.display)")
-    onChange()
+    dock.changes.mark([.devices, .polling, .status])
     let left = dock.state.pairing.pucks.count
     client.send(
       .success(

@@ -15,8 +15,6 @@ final class RehearsalFlow {
   private let devices: DockDevices
   /// The rehearsal going on, if any, and its phase.
   private var session: ClientSession<Phase>?
-  /// Called when the rehearsal starts or stops waiting for a scan (reader polling).
-  var onChange: () -> Void = {}
 
   init(dock: DockContext, devices: DockDevices) {
     self.dock = dock
@@ -59,7 +57,7 @@ final class RehearsalFlow {
       try? current.extend(after: .seconds(scanSeconds))
       session?.detail = .waitingForScan(seconds: scanSeconds)
       current.client.send(.progress("scan your puck now… (\(scanSeconds) s)"))
-      onChange()
+      dock.changes.mark(.polling)
     case .waitingForScan(let seconds):
       finish(puck: PartLine(name: "puck", failed: true, detail: "no tag within \(seconds) s"))
     }
@@ -132,6 +130,6 @@ final class RehearsalFlow {
     session = nil
     current.end()
     devices.ringer.stopRehearsal()
-    if wasWaiting { onChange() }
+    if wasWaiting { dock.changes.mark(.polling) }
   }
 }

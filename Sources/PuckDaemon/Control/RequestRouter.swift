@@ -173,12 +173,12 @@ final class RequestRouter {
       try enforcement.save { $0.acknowledgeMissed() }
     } catch {
       // The problems are cleared; the missed alarms stay shown, as they stay on disk.
-      status.update()
+      dock.changes.mark(.status)
       client.send(
         .failure(ControlFailure(.failed, "could not save the acknowledged missed alarms: \(error)")))
       return
     }
-    status.update()
+    dock.changes.mark(.status)
     client.send(.success("acknowledged"))
   }
 }

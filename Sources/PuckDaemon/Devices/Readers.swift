@@ -7,6 +7,7 @@ import PuckSystem
 /// is retried and reported. Readers on other machines join here (issue 11).
 final class Readers {
   private let settings: Settings
+  private let changes: DockChanges
   private let inbox: LoopInbox<LoopMessage>
   private let makeReader: DaemonEnvironment.ReaderMaker
   /// The reader; nil when simulated.
@@ -21,14 +22,15 @@ final class Readers {
   private var polling = false
   /// A tag was scanned (fresh: presented, not lying there).
   var onScan: (TagUID, Bool) -> Void = { _, _ in }
-  /// Called when `health` changed.
-  var onChange: () -> Void = {}
   /// Whether a wake-up is open, for what a fault's log line says.
   var wakeUpIsOpen: () -> Bool = { false }
 
-  init(settings: Settings, inbox: LoopInbox<LoopMessage>, makeReader: @escaping DaemonEnvironment.ReaderMaker)
-  {
+  init(
+    settings: Settings, changes: DockChanges, inbox: LoopInbox<LoopMessage>,
+    makeReader: @escaping DaemonEnvironment.ReaderMaker
+  ) {
     self.settings = settings
+    self.changes = changes
     self.inbox = inbox
     self.makeReader = makeReader
   }
@@ -116,7 +118,7 @@ final class Readers {
     if let reported {
       health = reported
       healthReports += 1
-      onChange()
+      changes.mark([.devices, .status])
     }
   }
 

@@ -25,8 +25,6 @@ final class RemoteReaders {
   private var polling = false
   /// A tag was scanned on a remote reader (fresh: presented, not lying there).
   var onScan: (TagUID, Bool, _ reader: String) -> Void = { _, _, _ in }
-  /// Called when a reader's health changed or the set of readers did.
-  var onChange: () -> Void = {}
   /// Whether a wake-up is open, for what a fault's log line says.
   var wakeUpIsOpen: () -> Bool = { false }
 
@@ -70,7 +68,7 @@ final class RemoteReaders {
     let removed = try dock.state.readerKeys.remove(name)
     if let entry = entries.removeValue(forKey: name) { entry.reader.requestStop() }
     if removed { Log.notice("remote reader \(name) removed") }
-    onChange()
+    dock.changes.mark([.devices, .status, .readers])
     return removed
   }
 
@@ -91,7 +89,7 @@ final class RemoteReaders {
     } catch {
       Log.error("remote reader \(name): \(error)")
       holdInert(name, generation: current, "\(name): \(error)")
-      onChange()
+      dock.changes.mark([.devices, .status, .readers])
       return
     }
     var configuration = RemoteTagReader.Configuration(
@@ -123,7 +121,7 @@ final class RemoteReaders {
         .reader, state: .fault, detail: "\(name): waiting for the reader node (broker \(broker.address))"))
     reader.start()
     reader.setEnabled(polling)
-    onChange()
+    dock.changes.mark([.devices, .status, .readers])
   }
 
   /// Reader `name` cannot start: it stays a fault in status, saying `why`.
@@ -160,7 +158,7 @@ final class RemoteReaders {
       entry.health = reported
       entry.reported = reported
       entries[name] = entry
-      onChange()
+      dock.changes.mark([.devices, .status, .readers])
     }
   }
 

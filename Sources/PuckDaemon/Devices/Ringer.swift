@@ -8,6 +8,7 @@ import PuckSystem
 /// the config names another one.
 final class Ringer {
   private let settings: Settings
+  private let changes: DockChanges
   private let lines: DockLines
   private let inbox: LoopInbox<LoopMessage>
   private let makeAudio: DaemonEnvironment.AudioMaker
@@ -22,14 +23,12 @@ final class Ringer {
   /// What is ringing now and why; nil when silent or rehearsing.
   private(set) var ringing: RingIdentity?
   private(set) var rehearsing = false
-  /// Called when `health` changed.
-  var onChange: () -> Void = {}
-
   init(
-    settings: Settings, lines: DockLines, inbox: LoopInbox<LoopMessage>,
+    settings: Settings, changes: DockChanges, lines: DockLines, inbox: LoopInbox<LoopMessage>,
     makeAudio: @escaping DaemonEnvironment.AudioMaker, offLoop: @escaping DaemonEnvironment.OffLoop
   ) {
     self.settings = settings
+    self.changes = changes
     self.lines = lines
     self.inbox = inbox
     self.makeAudio = makeAudio
@@ -134,7 +133,7 @@ final class Ringer {
     } else {
       health = DeviceHealth(.audio, state: .ok, detail: "\(device) opens")
     }
-    onChange()
+    changes.mark([.devices, .status])
   }
 
   /// An event of the output made `generation`-th; a replaced output's last words (its
@@ -156,7 +155,7 @@ final class Ringer {
         checkDevice()
       }
     }
-    onChange()
+    changes.mark([.devices, .status])
   }
 
   /// Says what is really true of a ring whose audio failed: the buzzer carries it only if one

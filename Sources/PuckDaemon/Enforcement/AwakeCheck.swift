@@ -21,8 +21,6 @@ final class AwakeCheck {
   private let lines: DockLines
   /// When to ask, then until when to wait (CLOCK_REALTIME, like the alarms).
   private let timer: any LoopTimer
-  /// Called when the check starts, asks or ends (status).
-  var onChange: () -> Void = {}
 
   init(dock: DockContext, enforcement: Enforcement, lines: DockLines) throws(SystemError) {
     self.dock = dock
@@ -71,7 +69,7 @@ final class AwakeCheck {
     store(nil)
     timer.disarm()
     enforcement.handle(.awakeConfirmed(check.occurrence))
-    onChange()
+    dock.changes.mark(.status)
     return true
   }
 
@@ -96,7 +94,7 @@ final class AwakeCheck {
           + "within \(Self.answerWindow) s, or it rings again")
       arm()
     }
-    onChange()
+    dock.changes.mark(.status)
   }
 
   private func arm() {

@@ -13,8 +13,6 @@ final class MissedRecorder {
   var save: () -> Void = {}
   /// Called when a slice could not be written (the state retry arms).
   var onFailure: () -> Void = {}
-  /// Called after a slice was recorded.
-  var onRecorded: () -> Void = {}
 
   /// Missed occurrences recorded per slice: one history write and one fsync each, a few
   /// milliseconds.
@@ -91,7 +89,7 @@ final class MissedRecorder {
       )
     }
     scheduleSlice()
-    onRecorded()
+    dock.changes.mark(.status)
   }
 }
 

@@ -16,8 +16,6 @@ final class ScheduleKeeper {
   private let checkTimer: any LoopTimer
   /// The alarm instant the last pre-flight check was for: one check per coming alarm.
   private var checkedFor: Instant?
-  /// Called after every refresh (reader polling, status).
-  var onRefresh: () -> Void = {}
   /// The pre-flight check is due for the coming alarm.
   var checkDue: () -> Void = {}
 
@@ -71,18 +69,26 @@ final class ScheduleKeeper {
     if catchUp.rescheduled {
       Log.warning("the synchronised clock is more than an hour behind the schedule; rescheduling from now")
     }
-    // Ring first, with the handled points not yet moved: a kill before they are saved finds the
-    // same occurrences again, and the machine takes an occurrence whose guard is open as a
-    // duplicate. Saving the points first could lose a ring.
-    for due in catchUp.ring {
-      dock.state.alarms.consumeSkip(of: due.alarm.id, on: due.occurrence.date)
-      enforcement.handle(.alarmDue(AlarmOccurrence(alarm: due.alarm, scheduledAt: due.occurrence.instant)))
+    // The handled points move in the same write as the last ring's guard, never before a
+    // guard: a kill before that write finds the same occurrences again, and the machine takes
+    // one whose guard is open as a duplicate. Saving the points first could lose a ring; saving
+    // them after would write the file twice for one ring.
+    let moved = progress != dock.state.guardsFile.record.progress || !catchUp.missed.isEmpty
+    let move = { (record: inout EnforcementRecord) in
+      record.progress = progress
+      record.missedBacklog.ranges += catchUp.missed
     }
-    if progress != dock.state.guardsFile.record.progress || !catchUp.missed.isEmpty {
-      dock.state.guardsFile.update { record in
-        record.progress = progress
-        record.missedBacklog.ranges += catchUp.missed
-      }
+    var unsaved = moved
+    for (index, due) in catchUp.ring.enumerated() {
+      dock.state.alarms.consumeSkip(of: due.alarm.id, on: due.occurrence.date)
+      let last = index == catchUp.ring.count - 1
+      if last && moved { dock.state.guardsFile.update(move) }
+      let effects = enforcement.handle(
+        .alarmDue(AlarmOccurrence(alarm: due.alarm, scheduledAt: due.occurrence.instant)))
+      if last && effects.contains(.persistGuards) { unsaved = false }
+    }
+    if unsaved {
+      if catchUp.ring.isEmpty { dock.state.guardsFile.update(move) }
       enforcement.save()
     }
     missed.scheduleSlice()
@@ -160,6 +166,6 @@ final class ScheduleKeeper {
     } else {
       wallTimer.disarm()
     }
-    onRefresh()
+    dock.changes.mark([.polling, .status])
   }
 }

@@ -8,6 +8,8 @@ import PuckStorage
 final class GuardsFile {
   private let files: StateFiles
   private(set) var record = EnforcementRecord()
+  /// How many times the record was written (tests count the writes of each flow).
+  private(set) var saves = 0
 
   init(files: StateFiles) {
     self.files = files
@@ -78,6 +80,7 @@ final class GuardsFile {
 
   private func write(_ machine: WakeGuardMachine) throws(StorageError) {
     copy(machine)
+    saves += 1
     try files.save(record, name: EnforcementRecord.fileName)
   }
 

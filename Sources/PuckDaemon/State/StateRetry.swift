@@ -17,8 +17,6 @@ final class StateRetry {
   private let timer: any LoopTimer
   /// When a request last made the held state files be read again (CLOCK_MONOTONIC).
   private var lastRequested: Duration?
-  /// Called after a retry (status).
-  var onRetried: () -> Void = {}
 
   init(
     dock: DockContext, enforcement: Enforcement, schedule: ScheduleKeeper,
@@ -71,7 +69,7 @@ final class StateRetry {
     missed.scheduleSlice()
     dock.state.files.refreshProblems()
     arm()
-    onRetried()
+    dock.changes.mark(.status)
   }
 
   /// Arms the timer while there is something to retry.

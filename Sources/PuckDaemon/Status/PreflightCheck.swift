@@ -37,8 +37,6 @@ final class PreflightCheck {
   private var pending: Pending?
   /// The last finished check; nil before the first.
   private(set) var last: PreflightReport?
-  /// A check finished (status, LED, `STATUS=`).
-  var onFinished: () -> Void = {}
 
   init(dock: DockContext, devices: DockDevices, schedule: ScheduleKeeper) throws(SystemError) {
     deadline = try dock.time.makeTimer(.monotonic)
@@ -152,7 +150,7 @@ final class PreflightCheck {
       reply.check = report
       client.send(reply)
     }
-    onFinished()
+    dock.changes.mark(.status)
   }
 
   /// The log line, and before a coming alarm the chirp; a quiet re-check that changes nothing

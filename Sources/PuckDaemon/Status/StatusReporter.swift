@@ -12,6 +12,8 @@ final class StatusReporter {
   private let devices: DockDevices
   private let flows: ControlFlows
   private var lastLine = ""
+  /// How many times status was rendered (`render`): once per loop turn at most, counted by tests.
+  private(set) var renders = 0
   /// Called with the status after every update (Home Assistant's state).
   var onUpdate: (DockStatus, _ next: (alarm: Alarm, at: Instant)?) -> Void = { _, _ in }
 
@@ -116,8 +118,11 @@ final class StatusReporter {
     return line
   }
 
-  /// Shows the verdict on the LED and tells systemd the status line when it changed.
-  func update() {
+  /// Renders status where it is shown: the LED, Home Assistant's state, and systemd's status
+  /// line when it changed. Once per loop turn in which something marked `.status`
+  /// (`Daemon.endOfTurn`), never from a component.
+  func render() {
+    renders += 1
     devices.readers.refreshProgress()
     // The next alarm once for the whole update: status, the LED and the line all read it.
     let next = schedule.nextAlarm()

@@ -19,6 +19,8 @@ public final class EventLoop<Message: Sendable> {
   public let inbox: LoopInbox<Message>
   /// Handles each posted message, on the loop thread.
   public var onMessage: (Message) -> Void = { _ in }
+  /// Runs after the handlers of each turn (one `epoll_wait`), before the loop sleeps again.
+  private var endOfTurn: () -> Void = {}
 
   /// Makes the epoll set and the inbox (`epoll_create1`, `eventfd`).
   public init() throws(SystemError) {
@@ -72,6 +74,13 @@ public final class EventLoop<Message: Sendable> {
     }
   }
 
+  /// Calls `work` at the end of every turn: after the handlers that one `epoll_wait` found
+  /// ready, before the next one (systemd's `sd_event` defer sources run at the same point). What
+  /// the handlers of a turn changed is acted on there once, however many handlers changed it.
+  public func atEndOfEachTurn(_ work: @escaping () -> Void) {
+    endOfTurn = work
+  }
+
   /// Runs until `stop()`; handlers run one at a time on this thread.
   public func run() {
     running = true
@@ -91,10 +100,14 @@ public final class EventLoop<Message: Sendable> {
   public func runUntilIdle(maxRounds: Int = 1_000) throws(EventLoopBusy) -> Int {
     running = true
     var handled = 0
+    var idle = false
     for _ in 0..<maxRounds {
       let (ready, ran) = dispatchReady(timeoutMilliseconds: 0)
       handled += ran
-      if ready == 0 || !running { return handled }
+      if !running { return handled }
+      // Idle twice in a row: the end of an idle turn may still have made something ready.
+      if ready == 0 && idle { return handled }
+      idle = ready == 0
     }
     throw EventLoopBusy(rounds: maxRounds, handled: handled)
   }
@@ -123,6 +136,7 @@ public final class EventLoop<Message: Sendable> {
       entry.handler(events[index].events)
       ran += 1
     }
+    endOfTurn()
     return (Int(count), ran)
   }
 

@@ -92,6 +92,8 @@ final class RecordingAudio: AudioOutput {
     var calls: [Call] = []
     var playing = false
     var opens = true
+    /// Whether starting and stopping report `.playing` and `.stopped`, as ALSA's thread does.
+    var reports = true
   }
 
   let deviceName: String
@@ -108,7 +110,7 @@ final class RecordingAudio: AudioOutput {
       guard !state.playing else { return false }
       state.playing = true
       state.calls.append(.start(volume: startVolume, ramp: ramp))
-      return true
+      return state.reports
     }
     if started { onEvent(.playing(device: deviceName, sampleRate: 48_000, channels: 1)) }
   }
@@ -118,7 +120,7 @@ final class RecordingAudio: AudioOutput {
       guard state.playing else { return false }
       state.playing = false
       state.calls.append(.stop)
-      return true
+      return state.reports
     }
     if stopped { onEvent(.stopped) }
   }
@@ -143,6 +145,10 @@ final class RecordingAudio: AudioOutput {
   func recover() {
     onEvent(.playing(device: deviceName, sampleRate: 48_000, channels: 1))
   }
+
+  /// Whether starting and stopping report back (false: the events of the loop's own turn alone
+  /// are seen, without the device thread's answer that follows them).
+  func setReports(_ reports: Bool) { state.withLock { $0.reports = reports } }
 
   /// Whether the device opens when checked (false: as if unplugged).
   func setOpens(_ opens: Bool) { state.withLock { $0.opens = opens } }

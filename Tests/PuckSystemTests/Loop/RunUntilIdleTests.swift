@@ -89,4 +89,29 @@ struct RunUntilIdleTests {
     try loop.runUntilIdle()
     #expect(received == [1, 2])
   }
+
+  @Test func theEndOfATurnRunsOnceAfterAllItsHandlers() throws {
+    let loop = try EventLoop<Int>()
+    var fds: [Int32] = [0, 0, 0, 0]
+    #expect(pipe(&fds) == 0)
+    #expect(fds.withUnsafeMutableBufferPointer { pipe($0.baseAddress! + 2) } == 0)
+    defer { fds.forEach { close($0) } }
+    var log: [String] = []
+    for (name, fd) in [("a", fds[0]), ("b", fds[2])] {
+      try loop.watch(fd) { _ in
+        var byte: UInt8 = 0
+        _ = Glibc.read(fd, &byte, 1)
+        log.append(name)
+      }
+    }
+    loop.atEndOfEachTurn { log.append("end") }
+    var byte: UInt8 = 7
+    #expect(write(fds[1], &byte, 1) == 1)
+    #expect(write(fds[3], &byte, 1) == 1)
+    try loop.runUntilIdle()
+    // Both descriptors were ready in one epoll_wait: one end for the two, then the idle turns'.
+    #expect(log.prefix(3).sorted() == ["a", "b", "end"])
+    #expect(log[2] == "end")
+    #expect(log.dropFirst(3).allSatisfy { $0 == "end" })
+  }
 }
