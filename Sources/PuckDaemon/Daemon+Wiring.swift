@@ -20,8 +20,6 @@ extension Daemon {
       self.homeAssistant.tagScanned(uid, reader: reader)
       self.tagScanned(uid, fresh: fresh, reader: reader)
     }
-    status.onUpdate = { [unowned self] status, next in self.homeAssistant.statusChanged(status, next: next) }
-    enforcement.onEvent = { [unowned self] event in self.homeAssistant.event(event) }
     homeAssistant.onBypass = { [unowned self] in
       // A press from the network: a bypass only as [homeassistant] allows (docs/DESIGN.md M9);
       // it silences and re-arms, and never ends a wake-up.
@@ -40,7 +38,6 @@ extension Daemon {
     }
     enforcement.onJournalChanged = { [unowned self] in self.retry.arm() }
     enforcement.willClose = { [unowned self] entry in self.awake.closing(entry) }
-    missed.save = { [unowned self] in self.enforcement.save() }
     missed.onFailure = { [unowned self] in self.retry.arm() }
     schedule.checkDue = { [unowned self] in self.preflight.run(.beforeAlarm) }
     // A reader thread stuck inside libnfc is found at each tick and reported as a fault.

@@ -76,8 +76,8 @@ public final class Daemon {
     remoteReaders = RemoteReaders(dock: dock, makeRemote: environment.makeRemoteReader)
     let devices = DockDevices(ringer: ringer, readers: readers, remoteReaders: remoteReaders, lines: lines)
     homeAssistant = HomeAssistantBridge(dock: dock)
-    enforcement = try Enforcement(dock: dock, devices: devices)
-    missed = MissedRecorder(dock: dock)
+    enforcement = try Enforcement(dock: dock, devices: devices, homeAssistant: homeAssistant)
+    missed = MissedRecorder(dock: dock, enforcement: enforcement)
     awake = try AwakeCheck(dock: dock, enforcement: enforcement, lines: lines)
     schedule = try ScheduleKeeper(dock: dock, enforcement: enforcement, missed: missed)
     retry = try StateRetry(dock: dock, enforcement: enforcement, schedule: schedule, missed: missed)
@@ -88,7 +88,8 @@ public final class Daemon {
     let flows = ControlFlows(
       pairing: pairingFlow, rehearsal: rehearsal, overrides: overrides, preflight: preflight, awake: awake)
     status = StatusReporter(
-      dock: dock, enforcement: enforcement, schedule: schedule, devices: devices, flows: flows)
+      dock: dock, enforcement: enforcement, schedule: schedule, devices: devices, flows: flows,
+      homeAssistant: homeAssistant)
     router = RequestRouter(
       dock: dock, enforcement: enforcement, schedule: schedule, retry: retry, status: status,
       devices: devices, flows: flows)

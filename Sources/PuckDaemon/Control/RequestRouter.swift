@@ -15,7 +15,7 @@ final class RequestRouter {
   let devices: DockDevices
   let flows: ControlFlows
   /// Where a simulated scan goes (pairing first, else the guards).
-  var onScan: (TagUID, Bool) -> Void = { _, _ in }
+  @Wired("RequestRouter.onScan") var onScan: (TagUID, Bool) -> Void
 
   init(
     dock: DockContext, enforcement: Enforcement, schedule: ScheduleKeeper, retry: StateRetry,

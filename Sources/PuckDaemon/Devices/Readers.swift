@@ -21,9 +21,9 @@ final class Readers {
   /// Whether polling is wanted (kept across a reader replaced on reload).
   private var polling = false
   /// A tag was scanned (fresh: presented, not lying there).
-  var onScan: (TagUID, Bool) -> Void = { _, _ in }
+  @Wired("Readers.onScan") var onScan: (TagUID, Bool) -> Void
   /// Whether a wake-up is open, for what a fault's log line says.
-  var wakeUpIsOpen: () -> Bool = { false }
+  @Wired("Readers.wakeUpIsOpen") var wakeUpIsOpen: () -> Bool
 
   init(
     settings: Settings, changes: DockChanges, inbox: LoopInbox<LoopMessage>,

@@ -24,9 +24,9 @@ final class RemoteReaders {
   private var generation = 0
   private var polling = false
   /// A tag was scanned on a remote reader (fresh: presented, not lying there).
-  var onScan: (TagUID, Bool, _ reader: String) -> Void = { _, _, _ in }
+  @Wired("RemoteReaders.onScan") var onScan: (TagUID, Bool, _ reader: String) -> Void
   /// Whether a wake-up is open, for what a fault's log line says.
-  var wakeUpIsOpen: () -> Bool = { false }
+  @Wired("RemoteReaders.wakeUpIsOpen") var wakeUpIsOpen: () -> Bool
 
   init(dock: DockContext, makeRemote: @escaping DaemonEnvironment.RemoteReaderMaker) {
     self.dock = dock

@@ -12,6 +12,8 @@ final class Enforcement {
   private let dock: DockContext
   /// The ring, and the buzzer's wrong-puck chirp.
   private let devices: DockDevices
+  /// Where each wake-up event Home Assistant shows goes.
+  private let homeAssistant: HomeAssistantBridge
   private(set) var machine = WakeGuardMachine()
   /// CLOCK_BOOTTIME deadlines of the retries armed by a bypass in this run, by guard ID.
   private var retryDeadlines: [String: Int64] = [:]
@@ -20,22 +22,21 @@ final class Enforcement {
   private var closedOccurrences: Set<AlarmOccurrence> = []
   /// The ring timeout, on CLOCK_MONOTONIC.
   private let ringTimer: any LoopTimer
-  /// Called with each wake-up event Home Assistant shows.
-  var onEvent: (HomeAssistantEvent) -> Void = { _ in }
   /// Called before a wake-up starts ringing (a rehearsal gives way).
-  var willRing: () -> Void = {}
+  @Wired("Enforcement.willRing") var willRing: () -> Void
   /// Called after every event, with whether it had effects.
-  var afterEvent: (_ event: WakeEvent, _ changed: Bool) -> Void = { _, _ in }
+  @Wired("Enforcement.afterEvent") var afterEvent: (_ event: WakeEvent, _ changed: Bool) -> Void
   /// Called when journaled history is still waiting (the state retry arms).
-  var onJournalChanged: () -> Void = {}
+  @Wired("Enforcement.onJournalChanged") var onJournalChanged: () -> Void
   /// Called with the entry of each wake-up an event closes, before any effect is performed: what
   /// follows from the close goes into the record the close's `.persistGuards` saves, in the
   /// same write (the wake-up check after a scan, docs/DESIGN.md W17).
-  var willClose: (HistoryEntry) -> Void = { _ in }
+  @Wired("Enforcement.willClose") var willClose: (HistoryEntry) -> Void
 
-  init(dock: DockContext, devices: DockDevices) throws(SystemError) {
+  init(dock: DockContext, devices: DockDevices, homeAssistant: HomeAssistantBridge) throws(SystemError) {
     self.dock = dock
     self.devices = devices
+    self.homeAssistant = homeAssistant
     ringTimer = try dock.time.makeTimer(.monotonic)
   }
 
@@ -107,10 +108,10 @@ final class Enforcement {
     case .startRing(let identity):
       willRing()
       devices.ringer.ring(identity)
-      onEvent(.fired)
+      homeAssistant.event(.fired)
     case .stopRing:
       devices.ringer.silence()
-      onEvent(.silenced)
+      homeAssistant.event(.silenced)
     case .armRingTimeout(let duration):
       do {
         try ringTimer.arm(after: duration)
@@ -130,7 +131,7 @@ final class Enforcement {
       dock.state.alarms.retire([id])
     case .wrongTag(let uid):
       Log.notice("wrong puck \(uid.masked): this is not the paired tag")
-      onEvent(.wrongTag)
+      homeAssistant.event(.wrongTag)
       devices.lines.buzzer.chirpWrongPuck()
     case .tagNotFresh(let uid):
       Log.notice("tag \(uid.masked) was already on the reader; lift it and present it again")
@@ -144,7 +145,7 @@ final class Enforcement {
     switch entry.outcome {
     case .woke:
       Log.notice("wake-up complete: \(name), \(entry.bypassCount) bypass(es), closed by the paired tag")
-      onEvent(.resolved)
+      homeAssistant.event(.resolved)
     case .stopped: Log.notice("\(name) stopped (no puck required)")
     case .overridden: Log.warning("\(name) OVERRIDDEN without a scan after \(entry.bypassCount) bypass(es)")
     case .missed:

@@ -7,21 +7,20 @@ import PuckSystem
 /// (docs/DESIGN.md S6).
 final class MissedRecorder {
   private let dock: DockContext
+  /// Saves the guards file with the machine's guards.
+  private let enforcement: Enforcement
   /// A `.recordMissed` message is waiting in the loop's inbox.
   private var sliceQueued = false
-  /// Saves the guards file (with the machine's guards).
-  var save: () -> Void = {}
   /// Called when a slice could not be written (the state retry arms).
-  var onFailure: () -> Void = {}
+  @Wired("MissedRecorder.onFailure") var onFailure: () -> Void
 
   /// Missed occurrences recorded per slice: one history write and one fsync each, a few
   /// milliseconds.
   static let slice = 256
 
-  init(
-    dock: DockContext
-  ) {
+  init(dock: DockContext, enforcement: Enforcement) {
     self.dock = dock
+    self.enforcement = enforcement
   }
 
   /// Whether missed occurrences wait to be recorded.
@@ -75,7 +74,7 @@ final class MissedRecorder {
       record.missedBacklog = backlog
       record.noteMissed(occurrences)
     }
-    save()
+    enforcement.save()
     if let first = occurrences.first, let last = occurrences.last {
       Log.warning(
         "\(occurrences.count) alarm occurrence(s) from \(dock.settings.describe(first.scheduledAt)) to "

@@ -17,7 +17,7 @@ final class ScheduleKeeper {
   /// The alarm instant the last pre-flight check was for: one check per coming alarm.
   private var checkedFor: Instant?
   /// The pre-flight check is due for the coming alarm.
-  var checkDue: () -> Void = {}
+  @Wired("ScheduleKeeper.checkDue") var checkDue: () -> Void
 
   init(
     dock: DockContext, enforcement: Enforcement,

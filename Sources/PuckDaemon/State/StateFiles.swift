@@ -15,7 +15,7 @@ final class StateFiles {
   /// so status uses this copy instead of reading problems.json on every update.
   private(set) var problems: [String] = []
   /// Called when a file becomes held, so the retry timer is armed.
-  var onHeld: () -> Void = {}
+  @Wired("StateFiles.onHeld") var onHeld: () -> Void
 
   /// Takes the directory's lock before anything reads or writes it: a second daemon must leave
   /// the first one's files alone.

@@ -43,7 +43,7 @@ final class HomeAssistantBridge {
   private var preAlarmTimer: (any LoopTimer)?
   /// The bypass button was pressed in Home Assistant: returns why it did not count, nil when it
   /// silenced the ring.
-  var onBypass: () -> NetworkBypassRefusal? = { nil }
+  @Wired("HomeAssistantBridge.onBypass") var onBypass: () -> NetworkBypassRefusal?
 
   init(dock: DockContext) {
     self.dock = dock

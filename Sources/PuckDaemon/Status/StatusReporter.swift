@@ -11,16 +11,17 @@ final class StatusReporter {
   private let schedule: ScheduleKeeper
   private let devices: DockDevices
   private let flows: ControlFlows
+  /// Takes the status after every render (Home Assistant's state).
+  private let homeAssistant: HomeAssistantBridge
   private var lastLine = ""
   /// How many times status was rendered (`render`): once per loop turn at most, counted by tests.
   private(set) var renders = 0
-  /// Called with the status after every update (Home Assistant's state).
-  var onUpdate: (DockStatus, _ next: (alarm: Alarm, at: Instant)?) -> Void = { _, _ in }
 
   init(
     dock: DockContext, enforcement: Enforcement, schedule: ScheduleKeeper, devices: DockDevices,
-    flows: ControlFlows
+    flows: ControlFlows, homeAssistant: HomeAssistantBridge
   ) {
+    self.homeAssistant = homeAssistant
     self.dock = dock
     self.enforcement = enforcement
     self.schedule = schedule
@@ -129,7 +130,7 @@ final class StatusReporter {
     let status = dockStatus(next: next)
     let alert = flows.preflight.alertStanding(alarmAhead: next != nil) && !enforcement.isOpen
     devices.lines.showLED(steady: status.protected && !enforcement.isOpen, alert: alert)
-    onUpdate(status, next)
+    homeAssistant.statusChanged(status, next: next)
     let line = statusLine(next: next)
     guard line != lastLine else { return }
     lastLine = line

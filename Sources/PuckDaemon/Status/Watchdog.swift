@@ -7,7 +7,7 @@ final class Watchdog {
   private let notifier: SystemdNotifier
   private let timer: any LoopTimer
   /// Called at each tick, after `WATCHDOG=1`.
-  var onTick: () -> Void = {}
+  @Wired("Watchdog.onTick") var onTick: () -> Void
 
   init(time: any TimeSource, notifier: SystemdNotifier) throws(SystemError) {
     self.notifier = notifier
