@@ -128,8 +128,7 @@ final class OverrideFlow {
       return
     }
     let count = enforcement.guards.count
-    dock.state.guardsFile.update { $0.noteOverride(at: dock.time.instant) }
-    enforcement.handle(.override)
+    enforcement.handle(.override, with: [.overridden(at: dock.time.instant)])
     let recorded =
       !enforcement.historyIsWaiting
       ? "recorded in history"

@@ -170,7 +170,7 @@ final class RequestRouter {
       return
     }
     do {
-      try enforcement.save { $0.acknowledgeMissed() }
+      try enforcement.commit(.acknowledged)
     } catch {
       // The problems are cleared; the missed alarms stay shown, as they stay on disk.
       dock.changes.mark(.status)

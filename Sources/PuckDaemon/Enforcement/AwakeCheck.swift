@@ -50,15 +50,13 @@ final class AwakeCheck {
 
   /// A wake-up is closing, before the save that closes it: a scan starts a check (when
   /// enabled), saved by that same write.
-  func closing(_ entry: HistoryEntry) {
+  func closing(_ entry: HistoryEntry) -> [RecordChange] {
     let delay = dock.settings.config.enforcement.awakeCheck
-    guard entry.outcome == .woke, delay > .zero else { return }
-    let askAt = dock.time.instant.adding(delay)
-    dock.state.guardsFile.update {
-      $0.awakeCheck = AwakeCheckState(occurrence: entry.occurrence, askAt: askAt)
-    }
-    Log.info("wake-up check at \(dock.settings.describe(askAt)) (awake_check = \(delay.configText))")
-    arm()
+    guard entry.outcome == .woke, delay > .zero else { return [] }
+    let check = AwakeCheckState(occurrence: entry.occurrence, askAt: dock.time.instant.adding(delay))
+    Log.info("wake-up check at \(dock.settings.describe(check.askAt)) (awake_check = \(delay.configText))")
+    arm(for: check)
+    return [.awakeCheck(check)]
   }
 
   /// The dock button or `puckctl awake`: true when the dock was waiting for the answer. An
@@ -66,9 +64,8 @@ final class AwakeCheck {
   /// recorded: a crash between loses that record, and never asks again someone who answered.
   func confirm() -> Bool {
     guard let check = state, check.answerBy != nil else { return false }
-    store(nil)
     timer.disarm()
-    enforcement.handle(.awakeConfirmed(check.occurrence))
+    enforcement.handle(.awakeConfirmed(check.occurrence), with: [.awakeCheck(nil)])
     dock.changes.mark(.status)
     return true
   }
@@ -78,12 +75,9 @@ final class AwakeCheck {
     let now = dock.time.instant
     if let answerBy = check.answerBy {
       guard now >= answerBy else { return arm() }
-      dock.state.guardsFile.update { $0.awakeCheck = nil }
-      // Saved with the reopened wake-up; when the alarm's guard was already open and ringing
-      // (a later occurrence, W10) nothing reopens and the machine saves nothing: save here.
-      if !enforcement.handle(.awakeUnanswered(check.occurrence)).contains(.persistGuards) {
-        enforcement.save()
-      }
+      // Saved with the reopened wake-up (or alone, when the alarm's guard was already open and
+      // ringing, a later occurrence, W10, and nothing reopens).
+      enforcement.handle(.awakeUnanswered(check.occurrence), with: [.awakeCheck(nil)])
     } else {
       guard now >= check.askAt else { return arm() }
       check.answerBy = now.adding(seconds: Self.answerWindow)
@@ -98,7 +92,11 @@ final class AwakeCheck {
   }
 
   private func arm() {
-    guard let check = state else { return timer.disarm() }
+    arm(for: state)
+  }
+
+  private func arm(for check: AwakeCheckState?) {
+    guard let check else { return timer.disarm() }
     do {
       try timer.arm(at: check.answerBy ?? check.askAt)
     } catch {
@@ -107,7 +105,6 @@ final class AwakeCheck {
   }
 
   private func store(_ check: AwakeCheckState?) {
-    dock.state.guardsFile.update { $0.awakeCheck = check }
-    enforcement.save()
+    enforcement.record(.awakeCheck(check))
   }
 }

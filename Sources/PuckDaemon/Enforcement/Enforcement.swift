@@ -28,10 +28,10 @@ final class Enforcement {
   @Wired("Enforcement.afterEvent") var afterEvent: (_ event: WakeEvent, _ changed: Bool) -> Void
   /// Called when journaled history is still waiting (the state retry arms).
   @Wired("Enforcement.onJournalChanged") var onJournalChanged: () -> Void
-  /// Called with the entry of each wake-up an event closes, before any effect is performed: what
-  /// follows from the close goes into the record the close's `.persistGuards` saves, in the
-  /// same write (the wake-up check after a scan, docs/DESIGN.md W17).
-  @Wired("Enforcement.willClose") var willClose: (HistoryEntry) -> Void
+  /// Called with the entry of each wake-up an event closes, before any effect is performed: the
+  /// record changes that follow from the close, saved in the same write as the close (the
+  /// wake-up check after a scan, docs/DESIGN.md W17).
+  @Wired("Enforcement.willClose") var willClose: (HistoryEntry) -> [RecordChange]
 
   init(dock: DockContext, devices: DockDevices, homeAssistant: HomeAssistantBridge) throws(SystemError) {
     self.dock = dock
@@ -63,15 +63,21 @@ final class Enforcement {
     }
   }
 
-  /// Feeds one event to the machine and performs what it decides, in order; returns the effects.
+  /// Feeds one event to the machine and performs what it decides, in order; returns the
+  /// effects. `changes` to the record that go with the event (and those `willClose` adds) are
+  /// saved with the guards in one write: the machine's own `.persistGuards` when it decides
+  /// one, else a write before any effect (docs/DESIGN.md D12).
   @discardableResult
-  func handle(_ event: WakeEvent) -> [WakeEffect] {
+  func handle(_ event: WakeEvent, with changes: [RecordChange] = []) -> [WakeEffect] {
     let now = dock.time.instant
     let effects = machine.handle(
       event, at: now, settings: dock.settings.guardSettings(pucks: dock.state.pairing.pairing.names))
+    var changes = changes
     for case .recordHistory(let entry) in effects where entry.outcome.closesWakeUp {
-      willClose(entry)
+      changes += willClose(entry)
     }
+    for change in changes { dock.state.guardsFile.apply(change) }
+    if !changes.isEmpty && !effects.contains(.persistGuards) { save() }
     for effect in effects {
       switch (event, effect) {
       case (.bypass, .armRetry(let id, let at)), (.ringTimeout, .armRetry(let id, let at)):
@@ -152,7 +158,7 @@ final class Enforcement {
       Log.warning(
         "\(name) due \(dock.settings.describe(entry.occurrence.scheduledAt)) was MISSED (puckd was not running)"
       )
-      dock.state.guardsFile.update { $0.noteMissed([entry.occurrence]) }
+      dock.state.guardsFile.apply(.missedNoted([entry.occurrence]))
     case .awake: Log.notice("wake-up check answered for \(name): up and about")
     case .reopened:
       Log.warning(
@@ -165,10 +171,18 @@ final class Enforcement {
     dock.state.guardsFile.save(machine)
   }
 
-  /// Changes the guards file's record and saves it with the machine's guards and journal; on a
-  /// failed save the record is as it was and the error is thrown.
-  func save(changing change: (inout EnforcementRecord) -> Void) throws(StorageError) {
-    try dock.state.guardsFile.change(change, saving: machine)
+  /// Changes the record and saves it with the machine's guards and journal: one write for
+  /// changes that come with no wake-up event (the schedule's progress, the wake-up check
+  /// asking, a slice of the missed backlog).
+  func record(_ changes: RecordChange...) {
+    for change in changes { dock.state.guardsFile.apply(change) }
+    save()
+  }
+
+  /// Changes the record and saves it for a request that must be answered with what is on disk:
+  /// on a failed save the record is as it was and the error is thrown.
+  func commit(_ change: RecordChange) throws(StorageError) {
+    try dock.state.guardsFile.commit(change, saving: machine)
   }
 
   /// Performs `.recordHistory`. A closed guard's entry is journaled in the guards file; it is

@@ -70,11 +70,7 @@ final class MissedRecorder {
       onFailure()
       return
     }
-    dock.state.guardsFile.update { record in
-      record.missedBacklog = backlog
-      record.noteMissed(occurrences)
-    }
-    enforcement.save()
+    enforcement.record(.missedRecorded(backlog: backlog, occurrences: occurrences))
     if let first = occurrences.first, let last = occurrences.last {
       Log.warning(
         "\(occurrences.count) alarm occurrence(s) from \(dock.settings.describe(first.scheduledAt)) to "

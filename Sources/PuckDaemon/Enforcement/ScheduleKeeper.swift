@@ -74,23 +74,14 @@ final class ScheduleKeeper {
     // one whose guard is open as a duplicate. Saving the points first could lose a ring; saving
     // them after would write the file twice for one ring.
     let moved = progress != dock.state.guardsFile.record.progress || !catchUp.missed.isEmpty
-    let move = { (record: inout EnforcementRecord) in
-      record.progress = progress
-      record.missedBacklog.ranges += catchUp.missed
-    }
-    var unsaved = moved
+    let handled: [RecordChange] = moved ? [.scheduleHandled(progress, missed: catchUp.missed)] : []
     for (index, due) in catchUp.ring.enumerated() {
       dock.state.alarms.consumeSkip(of: due.alarm.id, on: due.occurrence.date)
-      let last = index == catchUp.ring.count - 1
-      if last && moved { dock.state.guardsFile.update(move) }
-      let effects = enforcement.handle(
-        .alarmDue(AlarmOccurrence(alarm: due.alarm, scheduledAt: due.occurrence.instant)))
-      if last && effects.contains(.persistGuards) { unsaved = false }
+      enforcement.handle(
+        .alarmDue(AlarmOccurrence(alarm: due.alarm, scheduledAt: due.occurrence.instant)),
+        with: index == catchUp.ring.count - 1 ? handled : [])
     }
-    if unsaved {
-      if catchUp.ring.isEmpty { dock.state.guardsFile.update(move) }
-      enforcement.save()
-    }
+    if catchUp.ring.isEmpty && moved { enforcement.record(handled[0]) }
     missed.scheduleSlice()
     refresh()
   }
@@ -112,8 +103,7 @@ final class ScheduleKeeper {
   func startCounting(_ id: AlarmID) {
     var progress = dock.state.guardsFile.record.progress
     guard progress.startCounting(id, at: dock.time.instant) else { return }
-    dock.state.guardsFile.update { $0.progress = progress }
-    enforcement.save()
+    enforcement.record(.scheduleHandled(progress))
   }
 
   /// The deadline the wall timer must hold: the earliest of the next alarm and the next retry.

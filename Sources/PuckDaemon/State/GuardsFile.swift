@@ -4,7 +4,8 @@ import PuckStorage
 /// `guards.json`: the open wake-ups, the history entries journaled until they are appended,
 /// how far the schedule has been handled, the missed-alarm backlog and the missed alarms not
 /// yet acknowledged (`EnforcementRecord`). The guards and journal are the machine's; they are
-/// copied in at every save.
+/// copied in at every save. `Enforcement` is its one writer (docs/DESIGN.md D12): everything
+/// else reads `record` and hands its changes to `Enforcement`.
 final class GuardsFile {
   private let files: StateFiles
   private(set) var record = EnforcementRecord()
@@ -41,8 +42,8 @@ final class GuardsFile {
   }
 
   /// Changes the record in memory (saved by the next `save`).
-  func update(_ change: (inout EnforcementRecord) -> Void) {
-    change(&record)
+  func apply(_ change: RecordChange) {
+    record.apply(change)
   }
 
   /// Saves the record with the machine's guards and journal. A held file is not written over.
@@ -64,11 +65,9 @@ final class GuardsFile {
   /// Applies `change` and saves the record with the machine's guards and journal; on a failed
   /// save (a held file is refused) the change is undone and the error is thrown, so a request
   /// is answered with what is on disk.
-  func change(_ change: (inout EnforcementRecord) -> Void, saving machine: WakeGuardMachine)
-    throws(StorageError)
-  {
+  func commit(_ change: RecordChange, saving machine: WakeGuardMachine) throws(StorageError) {
     let before = record
-    change(&record)
+    record.apply(change)
     do {
       try write(machine)
     } catch {

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 
 /// The wake-up check stopped by real kills (docs/DESIGN.md W17, D1): a running `puckd` is traced
@@ -129,23 +128,7 @@ struct AwakeCheckKillTests {
   static func atEachRename(
     _ invocations: ClosedRange<Int>, _ run: @escaping @Sendable (Int) throws -> Found
   ) -> [Int: Result<Found, HarnessError>] {
-    let found = Mutex<[Int: Result<Found, HarnessError>]>([:])
-    let group = DispatchGroup()
-    for invocation in invocations {
-      group.enter()
-      Thread {
-        let result: Result<Found, HarnessError>
-        do {
-          result = .success(try run(invocation))
-        } catch {
-          result = .failure(HarnessError("\(error)"))
-        }
-        found.withLock { $0[invocation] = result }
-        group.leave()
-      }.start()
-    }
-    group.wait()
-    return found.withLock { $0 }
+    KillPoints.each(invocations, run)
   }
 
   /// Every kill left the wake-up open or its check waiting, on disk and after the restart; the

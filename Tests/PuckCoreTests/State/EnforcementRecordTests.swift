@@ -72,4 +72,29 @@ import Testing
         == ScheduleProgress(
           scheduledThrough: Instant(unixSeconds: 1000), handledThrough: [7: Instant(unixSeconds: 900)]))
   }
+
+  @Test("each change of the record's one writer does what it names, and nothing else")
+  func recordChanges() {
+    let alarm = Alarm(id: 7, time: WallTime(hour: 6, minute: 30), recurrence: .weekly([.monday]))
+    let range = MissedRange(alarm: alarm, after: Instant(unixSeconds: 0), through: Instant(unixSeconds: 900))
+    let progress = ScheduleProgress(
+      scheduledThrough: Instant(unixSeconds: 1000), handledThrough: [7: Instant(unixSeconds: 900)])
+    var record = EnforcementRecord()
+    record.apply(.scheduleHandled(progress, missed: [range]))
+    #expect(record.progress == progress && record.missedBacklog.ranges == [range])
+    record.apply(.missedRecorded(backlog: MissedBacklog(), occurrences: [occurrence(5)]))
+    #expect(record.missedBacklog.isEmpty && record.unacknowledgedMissed == [occurrence(5)])
+    record.apply(.missedNoted([occurrence(6)]))
+    #expect(record.unacknowledgedMissedCount == 2)
+    let check = AwakeCheckState(occurrence: occurrence(6), askAt: Instant(unixSeconds: 2000))
+    record.apply(.awakeCheck(check))
+    #expect(record.awakeCheck == check)
+    record.apply(.overridden(at: Instant(unixSeconds: 3000)))
+    #expect(record.unacknowledgedOverrides == [Instant(unixSeconds: 3000)])
+    record.apply(.awakeCheck(nil))
+    #expect(record.awakeCheck == nil)
+    record.apply(.acknowledged)
+    #expect(record.unacknowledgedMissedCount == 0 && record.unacknowledgedOverrides.isEmpty)
+    #expect(record.progress == progress, "the acknowledge leaves the schedule alone")
+  }
 }
