@@ -116,8 +116,10 @@ def main():
             while "STATUS=RINGING" not in listener.recv(4096).decode():
                 pass
             # The node polls and watches its empty field for the settled interval; then a random
-            # wait, so the tag comes at every phase of the node's poll.
-            time.sleep(0.8 + random.uniform(0, 0.1))
+            # wait longer than a poll cycle (250 ms: a 200 ms interval and its listing), so the
+            # tag comes at every phase of the node's poll. A fixed wait presented it at about
+            # the same phase every time (docs/BENCHMARKS.md, "The remote path's speed").
+            time.sleep(0.8 + random.uniform(0, 0.25))
             listener.setblocking(False)
             try:
                 while listener.recv(4096):
