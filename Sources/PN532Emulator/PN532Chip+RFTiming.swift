@@ -21,6 +21,7 @@ extension PN532Chip {
     /// From the attempt a tag answers to the end of its activation (the listing's answer).
     public var activation: Duration
 
+    /// The model's durations; the defaults are the ones docs/BENCHMARKS.md records figures with.
     public init(attempt: Duration = .milliseconds(5), activation: Duration = .milliseconds(3)) {
       self.attempt = attempt
       self.activation = activation

@@ -9,6 +9,7 @@ extension PN532Emulator {
     /// The RF time of InListPassiveTarget; nil: a listing answers at once.
     public var rf: PN532Chip.RFTiming?
 
+    /// A pace: the line at `baudRate` (nil: at once), listings with `rf` (nil: at once).
     public init(baudRate: Int?, rf: PN532Chip.RFTiming?) {
       self.baudRate = baudRate
       self.rf = rf
