@@ -31,7 +31,9 @@ extension Daemon {
       self.homeAssistant.tagScanned(uid, reader: reader)
       self.tagScanned(uid, fresh: fresh, reader: reader)
     }
-    status.onUpdate = { [unowned self] status, next in self.homeAssistant.statusChanged(status, next: next) }
+    status.onUpdate = { [unowned self] status, next in
+      self.homeAssistant.statusChanged(status, next: next, wakeUps: self.enforcement.guards)
+    }
     enforcement.onEvent = { [unowned self] event in self.homeAssistant.event(event) }
     homeAssistant.onBypass = { [unowned self] in
       // A press from the network: a bypass only as [homeassistant] allows (docs/DESIGN.md M9);
