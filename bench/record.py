@@ -16,9 +16,10 @@ wall clock at the moment its notification arrives (the alarm itself is a wall-cl
 
 Environment: PUCK_BENCH_HISTORY_LINES (default 1000000), PUCK_BENCH_IDLE_SECONDS (30),
 PUCK_BENCH_WAKEUPS (50), PUCK_BENCH_REMOTE_SAMPLES (15), PUCK_BENCH_TAGS (100), PUCK_BENCH_POLL_SECONDS (15),
-PUCK_BENCH_NFC_POLL_RUNS (20).
+PUCK_BENCH_NFC_POLL_RUNS (20), PUCK_BENCH_EMULATOR_ARGS (the PN532 emulator's options, e.g.
+"--slot-faithful" for a real chip's UART and RF pace; default: none, it answers at once).
 """
-import json, os, platform, random, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
+import json, os, platform, queue, random, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
 from benchlib import pct, request
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else ".build/release"
@@ -33,6 +34,7 @@ POLL_SECONDS = int(os.environ.get("PUCK_BENCH_POLL_SECONDS", "15"))
 NFC_POLL_RUNS = int(os.environ.get("PUCK_BENCH_NFC_POLL_RUNS", "20"))
 ALARMS = 100  # the most a dock holds (docs/DESIGN.md C5)
 STICKER = "DE:AD:BE:EF"
+EMULATOR_ARGS = os.environ.get("PUCK_BENCH_EMULATOR_ARGS", "").split()
 
 
 def cpu_seconds(pid):
@@ -46,11 +48,19 @@ def cpu_seconds(pid):
     return total / 1e9
 
 
-def start_emulator(tmp):
-    """The PN532 emulator on a pseudo-terminal behind `tmp`/pn532, driven through its stdin."""
+def start_emulator(tmp, build=None):
+    """The PN532 emulator on a pseudo-terminal behind `tmp`/pn532, driven through its stdin, with
+    PUCK_BENCH_EMULATOR_ARGS; a thread reads its answers for the moments tags enter the field."""
     link = os.path.join(tmp, "pn532")
-    emulator = subprocess.Popen([os.path.join(BUILD, "pn532-emulator"), "--link", link],
-                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    emulator = subprocess.Popen([os.path.join(build or BUILD, "pn532-emulator"), "--link", link] + EMULATOR_ARGS,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    emulator.presented = queue.Queue()
+
+    def read_answers():
+        for line in emulator.stdout:
+            if line.startswith("tag present at "):
+                emulator.presented.put(int(line.split()[3]))
+    threading.Thread(target=read_answers, daemon=True).start()
     time.sleep(0.3)
     return emulator, link
 
@@ -60,10 +70,19 @@ def tell(emulator, line):
     emulator.stdin.flush()
 
 
+def present(emulator, uid):
+    """Lays `uid` on the emulated antenna: the moment it entered the field, as the emulator took
+    it on CLOCK_MONOTONIC (nanoseconds; Python's monotonic_ns reads the same clock)."""
+    while not emulator.presented.empty():
+        emulator.presented.get_nowait()
+    tell(emulator, f"present {uid}")
+    return emulator.presented.get(timeout=10)
+
+
 def detection(tmp, name, docks, link, emulator, poll_interval=None, tags=TAGS, poll_seconds=POLL_SECONDS):
     """A wake-up open on a dock with the real libnfc reader on the emulated PN532: the daemon's CPU
     share while it polls, then a sticker presented again and again (so the wake-up stays open):
-    the milliseconds from the emulator's `present` to puckd's log line of the scan."""
+    the milliseconds from the tag entering the emulator's field to puckd's log line of the scan."""
     dock = Dock(tmp, name, reader=f"pn532_uart:{link}",
                 extra=f"poll_interval = {poll_interval}\n" if poll_interval else "")
     docks.append(dock)
@@ -82,8 +101,7 @@ def detection(tmp, name, docks, link, emulator, poll_interval=None, tags=TAGS, p
     share = 100 * (cpu_seconds(dock.process.pid) - cpu0) / (time.monotonic() - wall0)
     seen = []
     for _ in range(tags):
-        t0 = time.monotonic_ns()
-        tell(emulator, f"present {STICKER}")
+        t0 = present(emulator, STICKER)
         seen.append(ms(dock.log_line("reader: tag …:BE:EF", t0)[0] - t0))
         tell(emulator, "remove")
         # Away for the settled interval (4 polls and 400 ms), so the next is fresh; then a random
@@ -115,8 +133,7 @@ def nfc_poll_peer(link, emulator, runs=NFC_POLL_RUNS):
             shares.append(100 * (cpu_seconds(poller.pid) - cpu0) / (time.monotonic() - wall0))
         else:
             time.sleep(random.uniform(0.05, 0.65))
-        t0 = time.monotonic_ns()
-        tell(emulator, f"present {STICKER}")
+        t0 = present(emulator, STICKER)
         for line in poller.stdout:
             if "UID (NFCID1)" in line:
                 seen.append(ms(time.monotonic_ns() - t0))

@@ -5,13 +5,19 @@ wake-up closed, through a real mosquitto on loopback (issue 11 item 6). Asserts 
   make bench        (builds release binaries first; needs mosquitto installed)
 
 Each sample: an alarm rings on the dock (reader device = none, one remote reader), the node is
-polling and has watched its empty field for the settled interval, then the tag is presented;
-the time runs on CLOCK_MONOTONIC from the emulator's `present` to the dock's STATUS= datagram
-that no longer says RINGING. It includes the node's PN532 poll cadence (libnfc, 115200 baud
-emulated), the HMAC, two broker hops and the dock's verification and close (two fsynced writes).
+polling and has watched its empty field for the settled interval, then the tag is presented at
+a random phase of the node's poll; the time runs on CLOCK_MONOTONIC from the moment the tag
+entered the emulator's field (the emulator's own stamp) to the dock's STATUS= datagram that no
+longer says RINGING, sent once the ring was stopped and the closed wake-up saved. It includes the
+node's PN532 poll cadence, the HMAC, two broker hops and the dock's verification and close (two
+fsynced writes). The node's own share is timed to its 'tag' log line.
+
+PUCK_BENCH_EMULATOR_ARGS="--slot-faithful" runs the emulator at a real chip's pace (UART at
+115200 baud, InListPassiveTarget taking its RF time); unset, it answers at once.
 """
-import json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
+import json, os, random, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
 from benchlib import pct
+from record import EMULATOR_ARGS, present, start_emulator, tell
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else ".build/release"
 SAMPLES = int(os.environ.get("PUCK_BENCH_REMOTE_SAMPLES", "20"))
@@ -40,9 +46,7 @@ def main():
             f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\n")
         procs.append(subprocess.Popen(["mosquitto", "-c", os.path.join(tmp, "mosquitto.conf")],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        link = os.path.join(tmp, "pn532")
-        emulator = subprocess.Popen([os.path.join(BUILD, "pn532-emulator"), "--link", link],
-                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        emulator, link = start_emulator(tmp, BUILD)
         procs.append(emulator)
         sock, notify = os.path.join(tmp, "puckd.sock"), os.path.join(tmp, "notify")
         with open(os.path.join(tmp, "puckd.conf"), "w") as f:
@@ -53,8 +57,17 @@ def main():
         time.sleep(0.3)
         daemon = subprocess.Popen([os.path.join(BUILD, "puckd"), "--config", os.path.join(tmp, "puckd.conf"),
                                    "--state-dir", os.path.join(tmp, "state"), "--socket", sock],
-                                  env=env, stderr=subprocess.DEVNULL)
+                                  env=env, stderr=subprocess.PIPE)
         procs.append(daemon)
+        # Each process's log lines with the moment each arrived: the node's 'tag …' line, the
+        # dock's 'reader kitchen: tag …' (the scan reached its loop) and 'silenced' (the ring
+        # stopped) split the path.
+        logs = {"node": [], "dock": []}
+
+        def read_log(name, stream):
+            for raw in stream:
+                logs[name].append((time.monotonic_ns(), raw.decode(errors="replace")))
+        threading.Thread(target=read_log, args=("dock", daemon.stderr), daemon=True).start()
         listener.settimeout(10)
         while b"READY=1" not in listener.recv(4096):
             pass
@@ -68,23 +81,28 @@ def main():
         node = subprocess.Popen([os.path.join(BUILD, "puck-reader"), "--name", "kitchen", "--key-file", key_file,
                                  "--broker", f"127.0.0.1:{port}", "--reader", f"pn532_uart:{link}"]
                                 + (["--poll-interval", NODE_POLL] if NODE_POLL else []),
-                                env=env, stderr=subprocess.DEVNULL)
+                                env=env, stderr=subprocess.PIPE)
         procs.append(node)
+        threading.Thread(target=read_log, args=("node", node.stderr), daemon=True).start()
         for _ in range(100):
             if "ok:" in ctl("reader", "list").stdout:
                 break
             time.sleep(0.1)
 
-        def present(): emulator.stdin.write(f"present {UID}\n"); emulator.stdin.flush()
-        def remove(): emulator.stdin.write("remove\n"); emulator.stdin.flush()
+        def remove(): tell(emulator, "remove")
 
         pairer = subprocess.Popen([os.path.join(BUILD, "puckctl"), "--socket", sock, "pair"], stdout=subprocess.DEVNULL)
         time.sleep(1.0)
-        present(); time.sleep(0.7); remove(); time.sleep(0.7); present()
+        present(emulator, UID); time.sleep(0.7); remove(); time.sleep(0.7); present(emulator, UID)
         pairer.wait(timeout=20)
         time.sleep(0.3); remove()
 
         samples = []
+        # Tag entered the field -> the node's 'tag' line, the dock's 'reader kitchen: tag' line,
+        # the dock's 'silenced' line (ring stopped).
+        stages = {"node": [], "dock heard": [], "ring stopped": []}
+        needles = {"node": ("node", "tag …:33:44"), "dock heard": ("dock", "reader kitchen: tag …:33:44"),
+                   "ring stopped": ("dock", "silenced")}
         cpu_ticks = os.sysconf("SC_CLK_TCK")
         def cpu(pid):
             fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
@@ -97,7 +115,11 @@ def main():
             listener.settimeout(10)
             while "STATUS=RINGING" not in listener.recv(4096).decode():
                 pass
-            time.sleep(0.8)  # the node polls and watches its empty field for the settled interval
+            # The node polls and watches its empty field for the settled interval; then a random
+            # wait longer than a poll cycle (250 ms: a 200 ms interval and its listing), so the
+            # tag comes at every phase of the node's poll. A fixed wait presented it at about
+            # the same phase every time (docs/BENCHMARKS.md, "The remote path's speed").
+            time.sleep(0.8 + random.uniform(0, 0.25))
             listener.setblocking(False)
             try:
                 while listener.recv(4096):
@@ -105,13 +127,17 @@ def main():
             except BlockingIOError:
                 pass
             listener.settimeout(10)
-            t0 = time.monotonic()
-            present()
+            t0 = present(emulator, UID)
             while True:
                 message = listener.recv(4096).decode()
                 if "STATUS=" in message and "RINGING" not in message:
-                    samples.append(1000 * (time.monotonic() - t0))
+                    samples.append((time.monotonic_ns() - t0) / 1e6)
                     break
+            time.sleep(0.05)  # the last log lines through their pipes
+            for stage, (source, needle) in needles.items():
+                stamp = next((stamp for stamp, line in list(logs[source]) if stamp >= t0 and needle in line), None)
+                if stamp is not None:
+                    stages[stage].append((stamp - t0) / 1e6)
             time.sleep(0.2)
             remove()
             time.sleep(0.3)
@@ -119,12 +145,17 @@ def main():
         wall = time.monotonic() - wall0
         print(f"remote scan -> wake-up closed through the loopback broker ({len(samples)}): "
               f"p50 {pct(samples, .5):.1f} ms, p95 {pct(samples, .95):.1f} ms, max {max(samples):.1f} ms "
-              f"(target p95 <= 200 ms)")
+              f"(target p95 <= 200 ms); emulator: {' '.join(EMULATOR_ARGS) or 'instant'}")
+        for stage, values in stages.items():
+            if values:
+                print(f"  tag entered the field -> {stage} ({len(values)}): p50 {pct(values, .5):.1f} ms, "
+                      f"p95 {pct(values, .95):.1f} ms, max {max(values):.1f} ms")
         if os.environ.get("PUCK_BENCH_SAMPLES_OUT"):
             with open(os.environ["PUCK_BENCH_SAMPLES_OUT"], "w") as f:
                 json.dump(samples, f)
         print(f"reader node CPU over the run: {1000 * node_cpu:.0f} ms in {wall:.0f} s "
-              f"({100 * node_cpu / wall:.1f} % of a core, polling during each wake-up)")
+              f"({100 * node_cpu / wall:.1f} % of a core, polling during each wake-up); "
+              f"load average {os.getloadavg()}")
     finally:
         for p in reversed(procs):
             p.terminate()

@@ -26,6 +26,13 @@ public struct PN532Chip: Sendable {
     /// (Period × 150 ms) from `start`, and answers at the first round boundary that finds a
     /// tag, or with no target after `rounds` rounds (nil: PollNr 0xFF, endless).
     case autoPolling(types: [UInt8], start: Duration, period: Duration, nextRound: Int, rounds: Int?)
+    /// InListPassiveTarget under `rfTiming`: activation attempt `attempt` (from 0) starts at
+    /// `start + rfTiming.attempt × attempt`; the chip answers "no target" at the end of the
+    /// last of `attempts` (nil: MxRtyPassiveActivation 0xFF, endless).
+    case attempting(initiatorData: [UInt8], start: Duration, attempt: Int, attempts: Int?)
+    /// A tag answered an attempt: its listing goes out when its activation (anticollision,
+    /// SELECT) is over, at `due`.
+    case activating(tag: EmulatedTag, due: Duration)
   }
 
   /// The tags in the field, in the order anticollision picks them in turn.
@@ -34,6 +41,12 @@ public struct PN532Chip: Sendable {
   }
   /// Which of `tags` answers the next InListPassiveTarget (or InAutoPoll).
   private var nextTurn = 0
+  /// The RF time of InListPassiveTarget (`RFTiming`); nil, the default: a listing answers at
+  /// once, as fast as the host can read.
+  public var rfTiming: RFTiming?
+  /// When `tags` last changed (same clock as `handle(_:at:)`): under `rfTiming`, an activation
+  /// attempt that started before it did not see the change.
+  public var fieldChangedAt: Duration = .zero
   /// The tag the last listing activated, if it is still in the field.
   public private(set) var listedTag: EmulatedTag?
 
@@ -79,7 +92,7 @@ public struct PN532Chip: Sendable {
   /// The tag that answers this listing, taking turns: a PN532 lists one target per
   /// InListPassiveTarget (MaxTg 1) and, with two tags in the field, anticollision may pick
   /// either; the emulator alternates, the worst case for a host that watches who answers.
-  private mutating func takeTurn() -> EmulatedTag? {
+  mutating func takeTurn() -> EmulatedTag? {
     guard !tags.isEmpty else { return nil }
     let tag = tags[nextTurn % tags.count]
     nextTurn = (nextTurn + 1) % tags.count
@@ -87,7 +100,7 @@ public struct PN532Chip: Sendable {
   }
 
   /// The command still going on, if the last one waits (`Reply.waiting`).
-  public private(set) var pending: Wait?
+  public internal(set) var pending: Wait?
   /// MxRtyPassiveActivation (RFConfiguration item 5): how often InListPassiveTarget retries
   /// activation; 0xFF, the power-on value, retries until a tag comes.
   public private(set) var passiveActivationRetries: UInt8 = 0xFF
@@ -226,6 +239,7 @@ public struct PN532Chip: Sendable {
     listedTag = nil
     // 0x00 is 106 kbps type A; FeliCa, type B and Jewel never find anything here.
     guard baudAndType == 0x00 else { return .response([0x00]) }
+    if let rfTiming { return timedListing(initiatorData, timing: rfTiming, at: now) }
     let answering: EmulatedTag?
     if initiatorData.isEmpty {
       answering = takeTurn()
@@ -241,7 +255,7 @@ public struct PN532Chip: Sendable {
     return listing(tag)
   }
 
-  private mutating func listing(_ tag: EmulatedTag) -> Reply {
+  mutating func listing(_ tag: EmulatedTag) -> Reply {
     targetListed = true
     listedTag = tag
     return .response([0x01, 0x01] + targetData(tag))
@@ -297,8 +311,11 @@ public struct PN532Chip: Sendable {
   /// When the pending command next looks at the field on its own (an InAutoPoll round
   /// boundary); nil when nothing waits or only a change in the field can end the wait.
   public var nextCheck: Duration? {
-    guard case .autoPolling(_, let start, let period, let nextRound, _)? = pending else { return nil }
-    return start + period * nextRound
+    switch pending {
+    case .autoPolling(_, let start, let period, let nextRound, _)?: return start + period * nextRound
+    case .attempting, .activating: return timedListingNextCheck
+    case .listing?, nil: return nil
+    }
   }
 
   /// The pending command's answer if it has one at `now`: a listing once a tag is in the
@@ -314,6 +331,8 @@ public struct PN532Chip: Sendable {
       guard let tag = answering else { return nil }
       pending = nil
       return listing(tag)
+    case .attempting?, .activating?:
+      return resumeTimedListing(at: now)
     case .autoPolling(let types, let start, let period, var nextRound, let rounds)?:
       while start + period * nextRound <= now {
         nextRound += 1

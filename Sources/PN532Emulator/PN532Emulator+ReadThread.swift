@@ -5,8 +5,11 @@ import PuckSystem
 /// them under the shared mutex, and carries out the requests (adopt, close, stop) of the other
 /// threads.
 extension PN532Emulator {
-  static func run(_ initial: PseudoTerminal, _ shared: Shared, _ fieldChanged: Wakeup) {
+  static func run(_ initial: PseudoTerminal, _ shared: Shared, _ fieldChanged: Wakeup, baudRate: Int?) {
     var pty: PseudoTerminal? = initial
+    // At a baud rate (slot-faithful), each direction of the serial line takes its time.
+    var toHost = baudRate.map(UARTLine.init)
+    var fromHost = baudRate.map(UARTLine.init)
     var decoder = HSUFrameDecoder()
     var buffer = [UInt8](repeating: 0, count: 512)
     while true {
@@ -36,7 +39,7 @@ extension PN532Emulator {
       // A command that waits (a listing until a tag comes, InAutoPoll's rounds) answers when
       // the field changes or at its next round boundary.
       let (due, byteDelay) = shared.withLock { ($0.resumed(at: Self.now()), $0.byteDelay) }
-      if let due { send(due, to: current.master, byteDelay: byteDelay) }
+      if let due { send(due, to: current.master, byteDelay: byteDelay, line: &toHost) }
       let nextCheck = shared.withLock { $0.chip.nextCheck }
       var timeout: Int32 = 20
       if let nextCheck { timeout = min(timeout, max(0, (nextCheck - Self.now()).pollMilliseconds)) }
@@ -52,17 +55,33 @@ extension PN532Emulator {
         pause()
         continue
       }
+      // The pseudo-terminal hands over at once what a UART delivers a byte at a time: the
+      // chip has the command when its last byte would have arrived.
+      var received = Self.now()
+      if let arrived = fromHost?.send(count, at: received).last {
+        sleep(until: arrived)
+        received = arrived
+      }
       for frame in decoder.feed(buffer[0..<count]) {
-        let (output, byteDelay) = shared.withLock { ($0.answer(frame, at: Self.now()), $0.byteDelay) }
-        send(output, to: current.master, byteDelay: byteDelay)
+        let (output, byteDelay) = shared.withLock { ($0.answer(frame, at: received), $0.byteDelay) }
+        send(output, to: current.master, byteDelay: byteDelay, line: &toHost)
       }
     }
   }
 
-  /// Writes an answer at once, or a byte at a time with `byteDelay` between bytes.
-  private static func send(_ output: [UInt8], to descriptor: Int32, byteDelay: Duration?) {
+  /// Writes an answer at once, a byte at a time with `byteDelay` between bytes, or (on a
+  /// `line` at a baud rate) each byte no earlier than it would have crossed the line.
+  private static func send(
+    _ output: [UInt8], to descriptor: Int32, byteDelay: Duration?, line: inout UARTLine?
+  ) {
+    guard !output.isEmpty else { return }
     guard let byteDelay else {
-      if !output.isEmpty { writeAll(output, to: descriptor) }
+      if var paced = line {
+        pace(output, to: descriptor, on: &paced)
+        line = paced
+      } else {
+        writeAll(output, to: descriptor)
+      }
       return
     }
     for byte in output {
@@ -70,6 +89,31 @@ extension PN532Emulator {
       var interval = byteDelay.waitTimespec
       nanosleep(&interval, nil)
     }
+  }
+
+  /// Writes each byte once its arrival time has come; bytes already due go out together, so
+  /// a late wake-up never makes the line faster than its baud rate, only later.
+  private static func pace(_ output: [UInt8], to descriptor: Int32, on line: inout UARTLine) {
+    let arrivals = line.send(output.count, at: now())
+    var sent = 0
+    while sent < output.count {
+      let current = now()
+      var due = sent
+      while due < arrivals.count, arrivals[due] <= current { due += 1 }
+      if due > sent {
+        writeAll(Array(output[sent..<due]), to: descriptor)
+        sent = due
+      } else {
+        sleep(until: arrivals[sent])
+      }
+    }
+  }
+
+  /// Sleeps until the monotonic instant `deadline`.
+  static func sleep(until deadline: Duration) {
+    let (seconds, attoseconds) = deadline.components
+    var wake = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nil) == EINTR {}
   }
 
   private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
@@ -93,7 +137,7 @@ extension PN532Emulator {
     nanosleep(&interval, nil)
   }
 
-  private static func now() -> Duration {
+  static func now() -> Duration {
     SystemClock.monotonic.now()
   }
 

@@ -59,7 +59,9 @@ public final class PN532Emulator: Sendable {
     /// The read thread took the new pseudo-terminal at `path`: the chip starts over in its
     /// power-on state, keeping the tags and the counters.
     mutating func adopted(_ path: String) {
+      let rfTiming = chip.rfTiming
       chip = PN532Chip(tags: chip.tags)
+      chip.rfTiming = rfTiming
       lastResponse = []
       ptyPath = path
       request = nil
@@ -120,17 +122,27 @@ public final class PN532Emulator: Sendable {
     }
   }
 
-  /// Opens a pseudo-terminal, points `linkPath` (when given) at it, and starts answering.
-  public init(linkPath: String? = nil) throws(PN532EmulatorError) {
+  /// How fast it answers: `.instant` (the default, which the tests rely on) or
+  /// `.slotFaithful()`, at a real chip's pace.
+  public let timing: Timing
+
+  /// Opens a pseudo-terminal, points `linkPath` (when given) at it, and starts answering, at
+  /// once or as `timing` says.
+  public init(linkPath: String? = nil, timing: Timing = .instant) throws(PN532EmulatorError) {
     self.linkPath = linkPath
+    self.timing = timing
     fieldChanged = Wakeup.bestEffort()
     let pty = try PseudoTerminal.open()
     do {
       if let linkPath { try pointSymlink(linkPath, at: pty.path) }
-      shared.withLock { $0.ptyPath = pty.path }
+      shared.withLock { state in
+        state.ptyPath = pty.path
+        state.chip.rfTiming = timing.rf
+      }
       let shared = self.shared
       let fieldChanged = self.fieldChanged
-      try EmulatorThread.start { Self.run(pty, shared, fieldChanged) }
+      let baudRate = timing.baudRate
+      try EmulatorThread.start { Self.run(pty, shared, fieldChanged, baudRate: baudRate) }
     } catch {
       pty.close()
       if let linkPath { unlink(linkPath) }
@@ -159,30 +171,45 @@ public final class PN532Emulator: Sendable {
   }
 
   /// Lays a tag on the antenna (replacing any other). Without `atqa`/`sak`, defaults by UID
-  /// length (see `EmulatedTag`).
-  public func present(uid: [UInt8], atqa: UInt16? = nil, sak: UInt8? = nil) {
-    shared.withLock { $0.chip.tag = EmulatedTag(uid: uid, atqa: atqa, sak: sak) }
+  /// length (see `EmulatedTag`). Returns the moment the tag entered the field
+  /// (`CLOCK_MONOTONIC`, from boot), which benchmarks time the reader from.
+  @discardableResult
+  public func present(uid: [UInt8], atqa: UInt16? = nil, sak: UInt8? = nil) -> Duration {
+    let tag = EmulatedTag(uid: uid, atqa: atqa, sak: sak)
+    let at = changeField { $0.tag = tag }
     fieldChanged.signal()
+    return at
+  }
+
+  /// Changes the tags in the field under the lock, noting when (the chip's slot-faithful
+  /// listing ignores a change its attempt started before): the moment, monotonic.
+  private func changeField(_ change: @Sendable (inout PN532Chip) -> Void) -> Duration {
+    shared.withLock { state in
+      let now = Self.now()
+      change(&state.chip)
+      state.chip.fieldChangedAt = now
+      return now
+    }
   }
 
   /// Lays another tag in the field next to those already there (a sticker beside the puck).
   /// With several tags, each InListPassiveTarget lists one of them, in turn.
   public func add(uid: [UInt8], atqa: UInt16? = nil, sak: UInt8? = nil) {
     let tag = EmulatedTag(uid: uid, atqa: atqa, sak: sak)
-    shared.withLock { state in
-      if !state.chip.tags.contains(where: { $0.uid == tag.uid }) { state.chip.tags.append(tag) }
+    _ = changeField { chip in
+      if !chip.tags.contains(where: { $0.uid == tag.uid }) { chip.tags.append(tag) }
     }
     fieldChanged.signal()
   }
 
   /// Takes the tag with `uid` away, leaving the others.
   public func remove(uid: [UInt8]) {
-    shared.withLock { $0.chip.tags.removeAll { $0.uid == uid } }
+    _ = changeField { $0.tags.removeAll { $0.uid == uid } }
   }
 
   /// Takes every tag away.
   public func remove() {
-    shared.withLock { $0.chip.tags = [] }
+    _ = changeField { $0.tags = [] }
   }
 
   /// The tag on the antenna, if any (the first, with several).

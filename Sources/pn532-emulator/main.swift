@@ -4,14 +4,19 @@ import PuckSystem
 
 // pn532-emulator: a PN532 on a pseudo-terminal for trying the dock by hand.
 //
-//     swift run pn532-emulator [--link PATH]
+//     swift run pn532-emulator [--link PATH] [--slot-faithful [--baud N] [--attempt-us N] [--activation-us N]]
 //
 // Prints the path to give libnfc (pn532_uart:PATH), then reads commands on stdin.
 
 let usage = """
-  usage: pn532-emulator [--link PATH]
+  usage: pn532-emulator [--link PATH] [--slot-faithful [--baud N] [--attempt-us N] [--activation-us N]]
+    --slot-faithful     answer at a real PN532's pace: the serial line at --baud (default 115200,
+                        10 bits a byte) and InListPassiveTarget taking its RF time: an activation
+                        attempt no tag answers takes --attempt-us (default 5000), a tag's
+                        activation --activation-us (default 3000); see docs/BENCHMARKS.md
   commands on stdin:
-    present UID [ATQA SAK]   lay a tag on the antenna (UID like 04:A2:3B:11:22:33:44; ATQA/SAK hex)
+    present UID [ATQA SAK]   lay a tag on the antenna (UID like 04:A2:3B:11:22:33:44; ATQA/SAK hex);
+                             answers 'tag present at NS', the moment on CLOCK_MONOTONIC
     remove                   take it away
     silent | revive          stop / resume answering (a hung chip)
     kill | restart           close the serial device / open a new one behind the link
@@ -58,6 +63,19 @@ func describe(_ emulator: PN532Emulator) -> String {
 
 var arguments = CommandLine.arguments.dropFirst()
 var linkPath: String?
+var slotFaithful = false
+var baudRate = 115_200
+var rf = PN532Chip.RFTiming()
+
+/// The positive whole number `text` given to `option`, or the usage and exit 64.
+func number(_ text: String?, for option: String) -> Int {
+  guard let text, let value = Int(text), value > 0 else {
+    say("pn532-emulator: \(option) takes a positive whole number\n" + usage, to: 2)
+    exit(64)
+  }
+  return value
+}
+
 while let argument = arguments.popFirst() {
   switch argument {
   case "--link":
@@ -66,6 +84,10 @@ while let argument = arguments.popFirst() {
       exit(64)
     }
     linkPath = path
+  case "--slot-faithful": slotFaithful = true
+  case "--baud": baudRate = number(arguments.popFirst(), for: argument)
+  case "--attempt-us": rf.attempt = .microseconds(number(arguments.popFirst(), for: argument))
+  case "--activation-us": rf.activation = .microseconds(number(arguments.popFirst(), for: argument))
   default:
     say(usage)
     exit(argument == "--help" || argument == "-h" ? 0 : 64)
@@ -74,12 +96,16 @@ while let argument = arguments.popFirst() {
 
 let emulator: PN532Emulator
 do {
-  emulator = try PN532Emulator(linkPath: linkPath)
+  emulator = try PN532Emulator(
+    linkPath: linkPath, timing: slotFaithful ? .slotFaithful(baudRate: baudRate, rf: rf) : .instant)
 } catch {
   say("pn532-emulator: \(error)", to: 2)
   exit(1)
 }
 say("PN532 emulator on \(emulator.ptyPath ?? "?"); libnfc connstring: \(emulator.connstring ?? "?")")
+if let rf = emulator.timing.rf, let baud = emulator.timing.baudRate {
+  say("slot-faithful: \(baud) baud, activation attempt \(rf.attempt), a tag's activation \(rf.activation)")
+}
 say("type 'help' for commands")
 
 while let line = readLine() {
@@ -94,8 +120,8 @@ while let line = readLine() {
     }
     let atqa = words.count == 4 ? UInt16(words[2], radix: 16) : nil
     let sak = words.count == 4 ? UInt8(words[3], radix: 16) : nil
-    emulator.present(uid: uid, atqa: atqa, sak: sak)
-    say("tag present")
+    let at = emulator.present(uid: uid, atqa: atqa, sak: sak)
+    say("tag present at \(at.roundedUpNanoseconds)")
   case "remove":
     emulator.remove()
     say("tag removed")

@@ -8,10 +8,12 @@
     headless.py run DIR                           Home Assistant on DIR (--skip-pip), with every
         signal unblocked first: the Swift test runner's children inherit a blocked mask, and
         Home Assistant would never see the SIGTERM that stops it (and writes its registries).
-    headless.py check DIR DOCK                    after Home Assistant stopped: its log has no
-        warning or error that names MQTT, PuckAlarm or our topics; the dock's entities are in
-        .storage/core.entity_registry; the pre-alarm reached the event entity. Prints what it
-        found; exit 1 with the reasons otherwise.
+    headless.py check DIR DOCK [RINGING_LABEL ALARM_LABEL]   after Home Assistant stopped: its
+        log has no warning or error that names MQTT, PuckAlarm or our topics; the dock's entities
+        are in .storage/core.entity_registry; the pre-alarm reached the event entity; with the
+        labels, the states Home Assistant saved at its stop (.storage/core.restore_state) have
+        the Ringing sensor on with RINGING_LABEL as its `label` attribute, and ALARM_LABEL among
+        the Alarms sensor's `alarms`. Prints what it found; exit 1 with the reasons otherwise.
 """
 import json
 import os
@@ -42,6 +44,7 @@ ENTITIES = [
     "sensor.puckalarm_{dock}_pre_alarm",
     "sensor.puckalarm_{dock}_last_wake_up",
     "sensor.puckalarm_{dock}_bypasses",
+    "sensor.puckalarm_{dock}_alarms",
     "binary_sensor.puckalarm_{dock}_ringing",
     "binary_sensor.puckalarm_{dock}_wake_up_open",
     "binary_sensor.puckalarm_{dock}_protected",
@@ -74,7 +77,25 @@ def setup(directory: str, broker_port: str, http_port: str) -> int:
     return 0
 
 
-def check(directory: str, dock: str) -> int:
+def check_labels(directory: str, dock: str, ringing_label: str, alarm_label: str) -> list:
+    """What is wrong with the labels in the states Home Assistant saved when it stopped."""
+    with open(os.path.join(directory, ".storage", "core.restore_state"), encoding="utf-8") as file:
+        saved = {item["state"]["entity_id"]: item["state"] for item in json.load(file)["data"]}
+    problems = []
+    ringing = saved.get(f"binary_sensor.puckalarm_{dock}_ringing")
+    if not ringing or ringing["state"] != "on" or ringing["attributes"].get("label") != ringing_label:
+        problems.append(f"the Ringing sensor at the stop is not on with the label {ringing_label!r}: {ringing}")
+    alarms = saved.get(f"sensor.puckalarm_{dock}_alarms")
+    listed = (alarms or {}).get("attributes", {}).get("alarms") or []
+    if alarm_label not in [entry.get("label") for entry in listed]:
+        problems.append(f"the Alarms sensor does not list {alarm_label!r}: {alarms}")
+    else:
+        print(f"Home Assistant: Ringing on with label {ringing['attributes']['label']!r}; "
+              f"Alarms {alarms['state']}: {[entry.get('label') for entry in listed]}")
+    return problems
+
+
+def check(directory: str, dock: str, ringing_label: str = None, alarm_label: str = None) -> int:
     problems = []
     with open(os.path.join(directory, "home-assistant.log"), encoding="utf-8", errors="replace") as file:
         log = file.read()
@@ -99,6 +120,8 @@ def check(directory: str, dock: str) -> int:
     for wanted in (name.format(dock=dock) for name in ENTITIES):
         if wanted not in found:
             problems.append(f"{wanted} is not in Home Assistant's entity registry (it has {sorted(found)})")
+    if ringing_label is not None:
+        problems += check_labels(directory, dock, ringing_label, alarm_label)
     for problem in problems:
         print(f"PROBLEM: {problem}")
     print(
@@ -121,7 +144,7 @@ if __name__ == "__main__":
         sys.exit(run(sys.argv[2]))
     if len(sys.argv) == 5 and sys.argv[1] == "setup":
         sys.exit(setup(*sys.argv[2:]))
-    if len(sys.argv) == 4 and sys.argv[1] == "check":
+    if len(sys.argv) in (4, 6) and sys.argv[1] == "check":
         sys.exit(check(*sys.argv[2:]))
     print(__doc__, file=sys.stderr)
     sys.exit(64)

@@ -86,11 +86,29 @@ public struct HomeAssistantDiscovery: Sendable {
       ]
     }
     let onOff: [String: JSONValue] = ["payload_on": .string("ON"), "payload_off": .string("OFF")]
+    // The open wake-up's alarm label as an attribute (null while none is open).
+    let wakeUpLabel: [String: JSONValue] = [
+      "json_attributes_topic": .string(stateTopic),
+      "json_attributes_template": .string("{{ {'label': value_json.wake_up_label} | tojson }}"),
+    ]
     var all = [
       entity("sensor", "next_alarm", "Next alarm", timestamp("next_alarm")),
       entity("sensor", "pre_alarm", "Pre-alarm", timestamp("pre_alarm")),
-      entity("binary_sensor", "ringing", "Ringing", reading("ringing").merging(onOff) { $1 }),
-      entity("binary_sensor", "wake_up_open", "Wake-up open", reading("open").merging(onOff) { $1 }),
+      entity(
+        "binary_sensor", "ringing", "Ringing",
+        reading("ringing").merging(onOff) { $1 }.merging(wakeUpLabel) { $1 }),
+      entity(
+        "binary_sensor", "wake_up_open", "Wake-up open",
+        reading("open").merging(onOff) { $1 }.merging(wakeUpLabel) { $1 }),
+      // How many alarms the dock holds; each one's id, time, label and whether it is on as the
+      // `alarms` attribute (as many as fit HomeAssistantState.maximumPayloadBytes, in the dock's order).
+      entity(
+        "sensor", "alarms", "Alarms",
+        reading("alarms_total").merging([
+          "json_attributes_topic": .string(stateTopic),
+          "json_attributes_template": .string(
+            "{{ {'alarms': value_json.alarms, 'total': value_json.alarms_total} | tojson }}"),
+        ]) { $1 }),
       entity("binary_sensor", "protected", "Protected", reading("protected").merging(onOff) { $1 }),
       entity(
         "sensor", "bypasses", "Bypasses",
@@ -137,11 +155,50 @@ public enum HomeAssistantEvent: String, CaseIterable, Sendable {
   }
 }
 
-/// The retained state document Home Assistant's entities read.
+/// The retained state document Home Assistant's entities read, at most `maximumPayloadBytes`.
 public struct HomeAssistantState: Hashable, Sendable {
+  /// The most bytes the document takes: the README's "PuckAlarm's messages are under 2 KB",
+  /// half the 4 KB over which the dock and the node drop a message unread
+  /// (`MQTTConnection.defaultMaximumPayload`), an eighth of the broker's `message_size_limit`.
+  /// Everything but the alarm list is bounded on its own (two labels of at most
+  /// `Alarm.maximumLabelBytes`, timestamps, words): about 1.4 KB at worst.
+  public static let maximumPayloadBytes = 2048
+
+  /// One alarm as the Alarms sensor's `alarms` attribute lists it.
+  public struct ListedAlarm: Hashable, Sendable {
+    public var id: Int
+    /// `06:30`.
+    public var time: String
+    /// Empty when it has none.
+    public var label: String
+    public var enabled: Bool
+
+    /// Alarm `id` at `time` (`06:30`) with its `label`, on or off.
+    public init(id: Int, time: String, label: String, enabled: Bool) {
+      self.id = id
+      self.time = time
+      self.label = label
+      self.enabled = enabled
+    }
+
+    var json: JSONValue {
+      .object(["id": .number(id), "time": .string(time), "label": .string(label), "enabled": .bool(enabled)])
+    }
+  }
+
   public var nextAlarm: Instant?
   /// The next alarm's label; empty when it has none, nil while no alarm is set.
   public var nextAlarmLabel: String?
+  /// The label of the open wake-up's alarm (the ringing one's when several are open); empty
+  /// when it has none, nil while no wake-up is open.
+  public var wakeUpLabel: String?
+  /// Every alarm of the dock, in its order (at most 100, DESIGN C5). The document lists as
+  /// many as fit `maximumPayloadBytes`, from the first; `alarms_total` says how many there are.
+  public var alarms: [ListedAlarm] = [] {
+    didSet { listedSizes = alarms.map { $0.json.bytes.count } }
+  }
+  /// Each alarm's bytes in the list, encoded once when the alarms change.
+  private var listedSizes: [Int] = []
   /// When the next alarm's pre-alarm goes (or went) out.
   public var preAlarm: Instant?
   public var ringing = false
@@ -161,15 +218,30 @@ public struct HomeAssistantState: Hashable, Sendable {
     ]
   }
 
+  /// The document, at most `maximumPayloadBytes`: the alarms that do not fit are left out of
+  /// `alarms` (from the end), never anything else.
   public var payload: [UInt8] {
     func onOff(_ value: Bool) -> JSONValue { .string(value ? "ON" : "OFF") }
-    return JSONValue.object([
+    var fields: [String: JSONValue] = [
       "next_alarm": nextAlarm.map { .string($0.codingText) } ?? .null,
       "next_alarm_label": nextAlarmLabel.map { .string($0) } ?? .null,
+      "wake_up_label": wakeUpLabel.map { .string($0) } ?? .null,
       "pre_alarm": preAlarm.map { .string($0.codingText) } ?? .null, "ringing": onOff(ringing),
       "open": onOff(open), "protected": onOff(protected), "bypasses": .number(bypasses),
       "last_wake_up": lastWakeUp.map { .string($0.codingText) } ?? .null,
-    ]).bytes
+      "alarms": .array([]), "alarms_total": .number(alarms.count),
+    ]
+    var room = Self.maximumPayloadBytes - JSONValue.object(fields).bytes.count
+    var listed: [JSONValue] = []
+    for (alarm, size) in zip(alarms, listedSizes) {
+      // A comma before every entry but the first.
+      let cost = size + (listed.isEmpty ? 0 : 1)
+      guard cost <= room else { break }
+      room -= cost
+      listed.append(alarm.json)
+    }
+    fields["alarms"] = .array(listed)
+    return JSONValue.object(fields).bytes
   }
 }
 
@@ -177,6 +249,7 @@ public struct HomeAssistantState: Hashable, Sendable {
 public indirect enum JSONValue: Hashable, Sendable, Encodable {
   case string(String)
   case number(Int)
+  case bool(Bool)
   case array([JSONValue])
   case object([String: JSONValue])
   case null
@@ -186,6 +259,7 @@ public indirect enum JSONValue: Hashable, Sendable, Encodable {
     switch self {
     case .string(let text): try container.encode(text)
     case .number(let number): try container.encode(number)
+    case .bool(let value): try container.encode(value)
     case .array(let items): try container.encode(items)
     case .object(let fields): try container.encode(fields)
     case .null: try container.encodeNil()

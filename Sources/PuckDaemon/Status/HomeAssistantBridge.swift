@@ -145,12 +145,19 @@ final class HomeAssistantBridge {
     start(readers: names)
   }
 
-  /// Takes the state Home Assistant shows from a status and the next alarm, publishes it when it
-  /// changed, and sends or plans the pre-alarm.
-  func statusChanged(_ status: DockStatus, next: (alarm: Alarm, at: Instant)?) {
+  /// Takes the state Home Assistant shows from a status, the next alarm and the open wake-ups,
+  /// publishes it when it changed, and sends or plans the pre-alarm.
+  func statusChanged(_ status: DockStatus, next: (alarm: Alarm, at: Instant)?, wakeUps: [WakeGuard]) {
     nextAlarm = next
     state.nextAlarm = next?.at
     state.nextAlarmLabel = next?.alarm.label
+    state.wakeUpLabel = (wakeUps.first(where: \.isRinging) ?? wakeUps.first)?.occurrence.label
+    let alarms = dock.state.alarms.alarms.map { alarm in
+      HomeAssistantState.ListedAlarm(
+        id: alarm.id, time: alarm.time.description, label: alarm.label, enabled: alarm.enabled)
+    }
+    // Encoded again only when the list changed.
+    if alarms != state.alarms { state.alarms = alarms }
     state.preAlarm = next.map { plan.preAlarm(of: $0.at) }
     state.ringing = status.guards.contains { $0.ringing }
     state.open = !status.guards.isEmpty

@@ -130,7 +130,7 @@ final class StatusReporter {
     let status = dockStatus(next: next)
     let alert = flows.preflight.alertStanding(alarmAhead: next != nil) && !enforcement.isOpen
     devices.lines.showLED(steady: status.protected && !enforcement.isOpen, alert: alert)
-    homeAssistant.statusChanged(status, next: next)
+    homeAssistant.statusChanged(status, next: next, wakeUps: enforcement.guards)
     let line = statusLine(next: next)
     guard line != lastLine else { return }
     lastLine = line

@@ -69,4 +69,7 @@ enum Sanitized {
   /// and answers several times slower (ThreadSanitizer most), and CI runs the sanitized suite
   /// beside other work. A timeout here only detects a hang; no test measures time with it.
   static var slack: Double { isOn ? 4 : 1 }
+
+  /// `seconds` with the slack, as `timeout(1)` takes it: a limit that only detects a hang.
+  static func seconds(_ seconds: Int) -> String { String(Int(Double(seconds) * slack)) }
 }

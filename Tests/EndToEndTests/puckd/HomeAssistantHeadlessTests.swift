@@ -5,8 +5,10 @@ import Testing
 /// Home Assistant 2024.3.3 itself, headless, against the test broker (issue 22): a real puckd
 /// and a kitchen node (`puck-reader` with the emulated PN532) publish discovery and state
 /// through a run with no alarm, then an alarm with a label that sends its pre-alarm, rings,
-/// has a press refused and is ended by the kitchen tag. Home Assistant must take every message
-/// without a warning or an error about them, and register every entity
+/// has a press refused and is ended by the kitchen tag, then a second one rings while Home
+/// Assistant stops. Home Assistant must take every message without a warning or an error about
+/// them, register every entity, and have saved at its stop the ringing alarm's label on the
+/// Ringing sensor and every alarm's label on the Alarms sensor
 /// (`Tests/homeassistant/headless.py check`).
 ///
 /// Runs only when `PUCK_HA_VENV` names a venv with `homeassistant==2024.3.3` (and `paho-mqtt`,
@@ -76,10 +78,21 @@ struct HomeAssistantHeadlessTests {
       log().contains(#""open":"OFF""#) && log().contains("bypass_refused")
     }
 
+    // Labels: a weekly alarm that does not ring here, and a second one that rings while Home
+    // Assistant stops, so the states it saves show both.
+    #expect(try rig.dock.ctl("alarm", "add", "05:55", "--label", "weekend", "--days", "sat,sun").status == 0)
+    _ = try rig.dock.addAlarm(inSeconds: 5, extra: ["--label", "nap"])
+    try waitUntil(timeout: 12, "the second alarm rings") { try rig.dock.isRinging() }
+    try waitUntil(timeout: 10, "Home Assistant has the ringing alarm's label") {
+      log().contains(#""wake_up_label":"nap""#) && log().contains(#""label":"weekend""#)
+    }
+    // Its state machine takes the message just after its log line.
+    usleep(500_000)
+
     // Stopped, Home Assistant writes its registries; then its log and storage are checked.
     kill(homeAssistant.processIdentifier, SIGTERM)
     try waitUntil(timeout: 60, "Home Assistant stops") { !homeAssistant.isRunning }
-    let check = try runExternal(python, [script, "check", directory, "bedroom"])
+    let check = try runExternal(python, [script, "check", directory, "bedroom", "nap", "weekend"])
     print(check.stdout)
     #expect(check.status == 0, "Home Assistant's log or registry: \(check.stdout) \(check.stderr)")
   }

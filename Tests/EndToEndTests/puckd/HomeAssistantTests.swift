@@ -50,13 +50,14 @@ struct HomeAssistantTests {
     // A remote reader becomes a tag scanner of its own (its node is not running: the scanner
     // config is there all the same).
     #expect(try dock.ctl("reader", "add", "kitchen").status == 0)
-    let configs = try Self.listen(broker, "homeassistant/#", count: 10)
+    let configs = try Self.listen(broker, "homeassistant/#", count: 11)
     let topics = Set(configs.map(\.topic))
     for entity in [
       "sensor/puckalarm_bedroom/next_alarm", "sensor/puckalarm_bedroom/pre_alarm",
       "binary_sensor/puckalarm_bedroom/ringing",
       "binary_sensor/puckalarm_bedroom/wake_up_open", "binary_sensor/puckalarm_bedroom/protected",
       "sensor/puckalarm_bedroom/bypasses", "sensor/puckalarm_bedroom/last_wake_up",
+      "sensor/puckalarm_bedroom/alarms",
       "button/puckalarm_bedroom/bypass", "event/puckalarm_bedroom/wake_up", "tag/puckalarm_bedroom_kitchen",
     ] {
       #expect(topics.contains("homeassistant/\(entity)/config"), "\(entity)")
@@ -91,13 +92,20 @@ struct HomeAssistantTests {
         "PUCK_HA_PYTHON is not set: the discovery payloads were not checked against Home Assistant's schemas")
     }
 
-    // State: an alarm rings; the button silences it and the wake-up stays open.
-    try dock.addAlarm(inSeconds: 2)
+    // State: an alarm rings; the button silences it and the wake-up stays open. The state
+    // names the ringing alarm's label and lists every alarm with its label.
+    #expect(try dock.ctl("alarm", "add", "05:55", "--label", "weekend", "--days", "sat,sun").status == 0)
+    try dock.addAlarm(inSeconds: 2, extra: ["--label", "gym"])
     try waitUntil(timeout: 8, "the alarm rings") { try dock.isRinging() }
-    try waitUntil(timeout: 5, "Home Assistant sees it ringing") {
+    try waitUntil(timeout: 5, "Home Assistant sees it ringing, with its label") {
       let state = try Self.state(broker)
       return state["ringing"] as? String == "ON" && state["open"] as? String == "ON"
+        && state["wake_up_label"] as? String == "gym"
     }
+    let listed = try Self.state(broker)
+    #expect(listed["alarms_total"] as? Int == 2)
+    let labels = (listed["alarms"] as? [[String: Any]])?.compactMap { $0["label"] as? String }
+    #expect(labels == ["weekend", "gym"], "\(listed)")
     try broker.publish("puckalarm/dock/bedroom/bypass", Array("PRESS".utf8))
     try waitUntil(timeout: 5, "the button silences") { try !dock.isRinging() }
     #expect(try !dock.guards().isEmpty, "the wake-up stays open: only a scan ends it")
@@ -111,6 +119,7 @@ struct HomeAssistantTests {
     try waitUntil(timeout: 5, "the scan ends it and Home Assistant knows when") {
       let state = try Self.state(broker)
       return state["open"] as? String == "OFF" && state["last_wake_up"] is String
+        && state["wake_up_label"] is NSNull
     }
     let lastWakeUp = try Self.listen(broker, "puckalarm/dock/bedroom/last_wake_up", count: 1)
     #expect(lastWakeUp.last?.payload.contains("T") == true, "the time on its own topic: \(lastWakeUp)")
