@@ -1,8 +1,8 @@
 extension DockConfig {
-  /// Every section and key of `puckd.conf`, in the order the documentation lists them: the one
-  /// declaration the parser reads keys through and refuses unknown ones by, and that
-  /// `DefaultConfigFileTests` and `ConfigKeyTableTests` hold the default file, the man page and
-  /// the fields of `DockConfig` to. A key's default is its field's.
+  /// Every section and key of `puckd.conf`, in the order the documentation lists them. The
+  /// parser reads keys through this table alone and refuses any other; `ConfigKeyTableTests`
+  /// holds the fields of `DockConfig`, the default file and the man page's key list to it. A
+  /// key's default is its field's.
   public static let sections: [ConfigSection] = [
     ConfigSection(
       "reader", doc: "The NFC reader the paired tag is scanned on.",
@@ -42,6 +42,7 @@ extension DockConfig {
       doc: "An active buzzer on a GPIO line, driven on and off while the alarm rings. Without this"
         + " section there is no buzzer; the header alone fits one with the defaults below.",
       fit: { $0.buzzer = $0.buzzer ?? BuzzerSettings() },
+      // `\.buzzer!` cannot trap: a key is only read under its header, and the header fits the part.
       keys: [
         ConfigKey(
           "chip", \.buzzer!.output.chip, .text(missing: "a GPIO chip like gpiochip0"),
