@@ -33,9 +33,9 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
       switch self {
       case .unknownSection(let name):
         return "unknown section [\(name)]; the sections are "
-          + DockConfig.knownKeys.map { "[\($0.section)]" }.joined(separator: ", ")
+          + DockConfig.sections.map { "[\($0.name)]" }.joined(separator: ", ")
       case .unknownKey(let section, let key):
-        let known = DockConfig.keys(of: section).joined(separator: ", ")
+        let known = DockConfig.section(named: section)?.keys.map(\.name).joined(separator: ", ") ?? ""
         return "unknown key '\(key)' in [\(section)]; the keys there are \(known)"
       case .badValue(let key, let value, let problem):
         if value.isEmpty { return "\(key) has no value: \(problem.expected)" }
@@ -43,8 +43,9 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
       case .duplicateKey(let section, let key, let firstLine):
         return "\(key) in [\(section)] is already set on line \(firstLine); keep only one"
       case .keyOutsideSection(let key):
-        let home = DockConfig.knownKeys.first { $0.keys.contains(key) }.map { " like [\($0.section)]" }
-        return "\(key) comes before any [section] header; put it under its section\(home ?? "")"
+        let home = DockConfig.sections.first { $0.keys.contains { $0.name == key } }
+        return "\(key) comes before any [section] header; put it under its section"
+          + (home.map { " like [\($0.name)]" } ?? "")
       case .malformedLine(let text):
         return "'\(text)' is not a setting: expected 'key = value', a [section] header or a # comment"
       }

@@ -2,7 +2,10 @@ extension DockConfig {
   /// The commented configuration installed as `/etc/puckalarm/puckd.conf`: every key
   /// documented, every assignment commented out at its default, so the file parses to
   /// `DockConfig.defaults`. Uncommenting a `#key = value` line keeps the documented default;
-  /// uncommenting a `#[section]` header fits that part. Tests hold both to be true.
+  /// uncommenting a `#[section]` header fits that part. Tests hold both to be true, and its
+  /// sections and `#key =` lines to `DockConfig.sections`, in order (`ConfigKeyTableTests`).
+  /// Kept as a literal, not rendered from the table: `packaging/extract-default-config` takes it
+  /// from this source for `make install` and the Debian package without building anything.
   public static let defaultFileText = """
     # PuckAlarm dock configuration (puckd.conf).
     #

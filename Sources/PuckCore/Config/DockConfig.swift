@@ -1,6 +1,8 @@
 /// Every setting of `puckd.conf` (docs/DESIGN.md D10), typed, with the documented defaults.
 ///
-/// Every key is optional; `DockConfig()` is what a missing or empty file means.
+/// Every key is optional; `DockConfig()` is what a missing or empty file means. The keys that
+/// fill these fields, their bounds and docs are declared in `DockConfig.sections`; a field no key
+/// fills fails `ConfigKeyTableTests`.
 public struct DockConfig: Hashable, Sendable {
   /// `[reader]`: which NFC reader to poll.
   public var reader: ReaderSettings
@@ -95,11 +97,6 @@ public struct AudioSettings: Hashable, Sendable {
   /// every bypass, in percent (0: every ring starts at `start_volume`).
   public var volumeStepPercent: Int = 0
 
-  /// The range `start_volume` accepts, in percent.
-  public static let startVolumeRange: ClosedRange<Int> = 0...100
-  /// The range `ramp` accepts.
-  public static let rampRange: ClosedRange<Duration> = .zero...(.seconds(30 * 60))
-
   /// Audio settings; defaults: ALSA `default`, built-in tone, 30 %, 60 s ramp.
   public init(
     device: String = "default", sound: String? = nil, startVolumePercent: Int = 30,
@@ -160,9 +157,6 @@ public struct BuzzerSettings: Hashable, Sendable {
   /// `off`: the pause between beeps.
   public var off: Duration
 
-  /// The range `on` and `off` accept.
-  public static let beatRange: ClosedRange<Duration> = .milliseconds(10)...(.seconds(10))
-
   /// Buzzer settings; defaults: `gpiochip0` line 22, active high, 500 ms on, 500 ms off.
   /// Line 22, not 18: GPIO18 is the bit clock of an I²S amplifier (hardware/gpio.md).
   public init(
@@ -198,38 +192,6 @@ public struct EnforcementSettings: Hashable, Sendable {
   /// (or `puckctl awake`) within a minute, and opens the wake-up again without an answer; 0s
   /// (the default) never asks (docs/DESIGN.md W17).
   public var awakeCheck: Duration = .zero
-
-  /// The range `retry_delay` accepts (docs/DESIGN.md D10).
-  public static let retryDelayRange: ClosedRange<Duration> = .seconds(5)...(.seconds(30 * 60))
-  /// The range `ring_timeout` accepts.
-  public static let ringTimeoutRange: ClosedRange<Duration> = .seconds(60)...(.seconds(2 * 3600))
-  /// The range `missed_grace` accepts.
-  public static let missedGraceRange: ClosedRange<Duration> = .zero...(.seconds(12 * 3600))
-  /// The range `retry_shrink` accepts.
-  public static let retryShrinkRange: ClosedRange<Duration> = .zero...(.seconds(30 * 60))
-  /// The range `override_delay` accepts.
-  public static let overrideDelayRange: ClosedRange<Duration> = .zero...(.seconds(30 * 60))
-  /// The range `check_before` accepts.
-  public static let checkBeforeRange: ClosedRange<Duration> = .seconds(60)...(.seconds(2 * 3600))
-  /// The range `awake_check` accepts.
-  public static let awakeCheckRange: ClosedRange<Duration> = .zero...(.seconds(2 * 3600))
-  /// The range `retry_floor` accepts (the same minimum as `retry_delay`).
-  public static let retryFloorRange: ClosedRange<Duration> = .seconds(5)...(.seconds(30 * 60))
-
-  /// The setting an `[enforcement]` key names and the range it accepts; nil for another name.
-  static func duration(named key: String) -> (WritableKeyPath<Self, Duration>, ClosedRange<Duration>)? {
-    switch key {
-    case "retry_delay": return (\.retryDelay, retryDelayRange)
-    case "ring_timeout": return (\.ringTimeout, ringTimeoutRange)
-    case "missed_grace": return (\.missedGrace, missedGraceRange)
-    case "retry_shrink": return (\.retryShrink, retryShrinkRange)
-    case "override_delay": return (\.overrideDelay, overrideDelayRange)
-    case "retry_floor": return (\.retryFloor, retryFloorRange)
-    case "check_before": return (\.checkBefore, checkBeforeRange)
-    case "awake_check": return (\.awakeCheck, awakeCheckRange)
-    default: return nil
-    }
-  }
 
   /// Enforcement settings; defaults: 60 s retry delay, 10 min ring timeout, 30 min grace.
   public init(

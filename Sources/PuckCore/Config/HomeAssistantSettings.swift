@@ -11,9 +11,6 @@ public struct HomeAssistantSettings: Hashable, Sendable {
   /// `pre_alarm`: how long before each alarm the pre-alarm event goes out, for wake-up lights
   /// (docs/DESIGN.md M10).
   public var preAlarm: Duration = .seconds(30 * 60)
-  /// What `pre_alarm` may be: at least a second, since a pre-alarm at the alarm's own instant
-  /// would be the `fired` event.
-  public static let preAlarmRange: ClosedRange<Duration> = .seconds(1)...(.seconds(12 * 3600))
 
   public init() {}
 }

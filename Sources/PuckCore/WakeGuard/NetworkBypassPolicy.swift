@@ -17,11 +17,6 @@ public struct NetworkBypassPolicy: Hashable, Sendable {
   /// The default: no network press counts.
   public static let off = NetworkBypassPolicy(enabled: false)
 
-  /// The accepted `bypass_after`s.
-  public static let minimumRingRange: ClosedRange<Duration> = .zero...(.seconds(30 * 60))
-  /// The accepted `bypass_limit`s.
-  public static let limitRange = 1...10
-
   /// A policy; when enabled, by default after 30 s of ring and once per wake-up.
   public init(enabled: Bool, minimumRing: Duration = .seconds(30), limit: Int = 1) {
     self.enabled = enabled

@@ -26,7 +26,7 @@ import Testing
   }
 
   @Test func everyKeyIsDocumented() {
-    for (section, keys) in DockConfig.knownKeys {
+    for (section, keys) in DockConfig.sections.map({ ($0.name, $0.keys.map(\.name)) }) {
       #expect(
         DockConfig.defaultFileText.contains("[\(section)]"),
         "section [\(section)] missing from the default file")
