@@ -64,7 +64,8 @@ struct AbuseWhileDueTests {
     let member = try runExternal(
       "/usr/bin/timeout",
       [
-        "-s", "KILL", Sanitized.seconds(30), "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--groups=\(group)",
+        "-s", "KILL", Sanitized.seconds(30), "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+        "--groups=\(group)",
         Binaries.url("puckctl").path, "--socket", dock.socketPath, "stop",
       ])
     #expect(member.status == 0, "the member's stop during the attack: \(member.stderr)")

@@ -38,12 +38,16 @@ struct ControlSocketAttackTests {
     // The peers hold every unprivileged slot now; root and the group must still be answered.
     let root = try runExternal(
       "/usr/bin/timeout",
-      ["-s", "KILL", Sanitized.seconds(60), Binaries.url("puckctl").path, "--socket", dock.socketPath, "status"])
+      [
+        "-s", "KILL", Sanitized.seconds(60), Binaries.url("puckctl").path, "--socket", dock.socketPath,
+        "status",
+      ])
     #expect(root.status == 0 || root.status == 1, "root's status: exit \(root.status) \(root.stderr)")
     let member = try runExternal(
       "/usr/bin/timeout",
       [
-        "-s", "KILL", Sanitized.seconds(60), "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--groups=\(group)",
+        "-s", "KILL", Sanitized.seconds(60), "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+        "--groups=\(group)",
         Binaries.url("puckctl").path, "--socket", dock.socketPath, "stop",
       ])
     #expect(member.status == 0, "the member's stop: exit \(member.status) \(member.stderr)")
@@ -229,7 +233,8 @@ final class Attacker {
     try runExternal(
       "/usr/bin/timeout",
       [
-        "-s", "KILL", Sanitized.seconds(60), "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+        "-s", "KILL", Sanitized.seconds(60), "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+        "--clear-groups",
         "/usr/bin/python3", "-c",
         script, dock.socketPath, mode, String(peers), "/dev/null",
       ])
