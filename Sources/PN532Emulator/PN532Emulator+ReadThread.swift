@@ -116,12 +116,16 @@ extension PN532Emulator {
     while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nil) == EINTR {}
   }
 
+  /// Writes `bytes` through the one funnel (`systemCall`, which retries `EINTR`); a full
+  /// buffer is waited on a little, then the rest dropped, as a UART's would be.
   private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
     var offset = 0
     var attempts = 0
     while offset < bytes.count, attempts < 100 {
-      let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-      if written > 0 {
+      let written = try? systemCall("write") {
+        bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+      }
+      if let written, written > 0 {
         offset += written
       } else {
         // The pseudo-terminal's buffer is full (nobody reads the slave): wait a little, then

@@ -1,5 +1,6 @@
 import CSndfile
 import Glibc
+import PuckSystem
 import Synchronization
 
 // Glibc and CSndfile only (no PuckSystem), so that fuzz/run can compile this file with
@@ -71,9 +72,12 @@ public enum SoundFile {
 
   /// Reads and decodes the sound file at `path`.
   public static func load(path: String) throws(SoundFileError) -> PCMSound {
-    var fd: Int32
-    repeat { fd = Glibc.open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
-    guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+    let fd: Int32
+    do {
+      fd = try systemCall("open") { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
+    } catch {
+      throw .unreadable(path: path, reason: error.systemMessage)
+    }
     defer { _ = Glibc.close(fd) }
     var status = stat()
     guard fstat(fd, &status) == 0 else {
@@ -267,13 +271,14 @@ private final class VirtualFile {
     var done = 0
     if let descriptor {
       while done < wanted {
-        let got = pread(descriptor, buffer + done, wanted - done, off_t(position) + off_t(done))
-        if got > 0 {
+        do {
+          let got = try systemCall("pread") {
+            pread(descriptor, buffer + done, wanted - done, off_t(position) + off_t(done))
+          }
+          if got == 0 { break }  // the file shrank
           done += got
-        } else if got == 0 {
-          break  // the file shrank
-        } else if errno != EINTR {
-          failure = String(cString: strerror(errno))
+        } catch {
+          failure = error.systemMessage
           break
         }
       }
