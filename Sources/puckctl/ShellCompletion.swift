@@ -11,53 +11,14 @@ enum ShellCompletion {
     case bash, zsh, fish
   }
 
-  static let usage = """
-    usage: puckctl completion bash|zsh|fish
-    Prints the shell's completion script for puckctl. Debian's package installs them; by hand:
-      puckctl completion bash > ~/.local/share/bash-completion/completions/puckctl
-    """
-
-  /// One command as completion sees it: its words, options and one line of help.
-  struct Entry {
-    let words: [String]
-    let options: [Option]
-    let summary: String
-  }
-
-  /// An option's name (without the dashes) and what it takes.
-  struct Option {
-    let name: String
-    let value: CommandOption.Value
-  }
-
   /// The day words `--days` takes (`Weekday.parseSet`); lists are comma-separated.
   static let dayWords = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
   static let daySetWords = ["weekdays", "weekends", "daily"]
   /// The relative dates `--date` and `--until` take besides `YYYY-MM-DD`.
   static let dateWords = ["today", "tomorrow"]
 
-  /// Every command: the daemon's from the table, then the ones puckctl answers itself.
-  static var entries: [Entry] {
-    CommandTable.all.map { spec in
-      Entry(
-        words: spec.words, options: spec.options.map { Option(name: $0.name, value: $0.value) },
-        summary: spec.summary)
-    } + [
-      Entry(
-        words: ["stats"],
-        options: [Option(name: "weeks", value: .label), Option(name: "json", value: .flag)],
-        summary: "streak, time to get up per weekday, bypasses per week"),
-      Entry(
-        words: ["calendar"],
-        options: [
-          Option(name: "days", value: .days), Option(name: "date", value: .date),
-          Option(name: "tz", value: .label), Option(name: "after", value: .label),
-          Option(name: "count", value: .label), Option(name: "json", value: .flag),
-        ],
-        summary: "when an alarm would fire (offline)"),
-      Entry(words: ["completion"], options: [], summary: "print a shell completion script"),
-    ]
-  }
+  /// Every command, from the table.
+  static var entries: [CommandSpec] { CommandTable.all }
 
   /// The first words, in table order, once each (`alarm` for every `alarm ...`).
   static var firstWords: [String] {
@@ -77,20 +38,22 @@ enum ShellCompletion {
     return entries.first { $0.words == [word] }?.summary ?? ""
   }
 
-  /// The script for `shell`.
-  static func script(for shell: Shell) -> String {
-    switch shell {
-    case .bash: return bash
-    case .zsh: return zsh
-    case .fish: return fish
+  /// The script for `shell` (the table's `completion` operand allows only these).
+  static func script(for shell: String) -> String {
+    switch Shell(rawValue: shell) {
+    case .bash?: return bash
+    case .zsh?: return zsh
+    case .fish?, nil: return fish
     }
   }
 
   /// The options of each command that takes a value of `kind`, as one `case` pattern of
   /// `'words:--option'` alternatives (bash and zsh read it alike).
-  private static func patterns(_ kind: (CommandOption.Value) -> Bool) -> String {
+  private static func patterns(_ kind: (ArgumentKind) -> Bool) -> String {
     entries.flatMap { entry in
-      entry.options.filter { kind($0.value) }.map { "'\(entry.words.joined(separator: " ")):--\($0.name)'" }
+      entry.options.filter { kind($0.kind) }.map {
+        "'\(entry.words.joined(separator: " ")):--\($0.name ?? "")'"
+      }
     }.joined(separator: "|")
   }
 
@@ -98,14 +61,15 @@ enum ShellCompletion {
   /// `list` makes a list (a quoted word list for bash, an array for zsh).
   private static func optionCases(_ list: (String) -> String) -> String {
     entries.map { entry in
-      let options = (entry.options.map { "--" + $0.name } + ["--help"]).joined(separator: " ")
+      let options = (entry.options.compactMap { $0.name.map { "--" + $0 } } + ["--help"]).joined(
+        separator: " ")
       return "    '\(entry.words.joined(separator: " "))') options=\(list(options)) ;;"
     }.joined(separator: "\n")
   }
 
-  private static func isDays(_ value: CommandOption.Value) -> Bool { value == .days }
-  private static func isDate(_ value: CommandOption.Value) -> Bool { value == .date }
-  private static func takesValue(_ value: CommandOption.Value) -> Bool { value != .flag }
+  private static func isDays(_ kind: ArgumentKind) -> Bool { kind == .days }
+  private static func isDate(_ kind: ArgumentKind) -> Bool { kind == .date }
+  private static func takesValue(_ kind: ArgumentKind) -> Bool { kind.takesValue }
 
   private static var groups: [String] { firstWords.filter { !subcommands(of: $0).isEmpty } }
 
@@ -287,12 +251,12 @@ enum ShellCompletion {
         ? "__fish_seen_subcommand_from \(entry.words[0])"
         : "__fish_seen_subcommand_from \(entry.words[0]); and __fish_seen_subcommand_from \(entry.words[1])"
       for option in entry.options {
-        var line = "complete -c puckctl -n '\(condition)' -l \(option.name)"
-        switch option.value {
-        case .flag: break
+        var line = "complete -c puckctl -n '\(condition)' -l \(option.name ?? "")"
+        switch option.kind {
+        case .flag, .standardInput: break
         case .days: line += " -x -a '\((daySetWords + dayWords).joined(separator: " "))'"
         case .date: line += " -x -a '\(dateWords.joined(separator: " "))'"
-        case .integer, .label, .time: line += " -x"
+        default: line += " -x"
         }
         lines.append(line)
       }

@@ -23,7 +23,7 @@ final class OverrideFlow {
 
   func start(client: ControlServer.Client) {
     guard enforcement.isOpen else {
-      client.send(.success("no wake-up is open"))
+      client.send(.nothingToDo("no wake-up is open"))
       return
     }
     // The cost is the ring: a wake-up silenced by a stop is overridden once it rings again
@@ -74,7 +74,7 @@ final class OverrideFlow {
   /// `override --cancel`.
   func cancel(by client: ControlServer.Client) {
     guard session != nil else {
-      client.send(.success("no override is counting down"))
+      client.send(.nothingToDo("no override is counting down"))
       return
     }
     end(.failure(ControlFailure(.failed, "override cancelled; the wake-up stays open")))
@@ -126,7 +126,7 @@ final class OverrideFlow {
   /// Closes every open wake-up without a scan, records it, and answers `client`.
   private func close(replyingTo client: ControlServer.Client) {
     guard enforcement.isOpen else {
-      if !client.isClosed { client.send(.success("no wake-up is open")) }
+      if !client.isClosed { client.send(.nothingToDo("no wake-up is open")) }
       return
     }
     let count = enforcement.guards.count

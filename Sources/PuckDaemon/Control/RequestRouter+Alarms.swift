@@ -137,7 +137,8 @@ extension RequestRouter {
       changeAlarm(id, client: client, verb: "resumed") { book, index in book.alarms[index].pausedUntil = nil }
       return
     }
-    guard let date = resolvedPause(until, client: client) else { return }
+    guard let date = resolvedPause(until, longer: "to stop this alarm for longer, disable it", client: client)
+    else { return }
     changeAlarm(id, client: client, verb: "paused; it rings again from \(date)") { book, index in
       book.alarms[index].pausedUntil = date
     }
@@ -157,7 +158,8 @@ extension RequestRouter {
       }
       return
     }
-    guard let date = resolvedPause(until, client: client) else { return }
+    let longer = "for a longer absence, pause again nearer the time, or disable the alarms"
+    guard let date = resolvedPause(until, longer: longer, client: client) else { return }
     changeDock(client: client, reply: "the dock is paused: no alarm rings before \(date)") {
       $0.pausedUntil = date
     }
@@ -165,7 +167,7 @@ extension RequestRouter {
 
   /// The pause's end date, which must be after today in the dock's zone and at most
   /// `AlarmBook.longestPause` days after it; nil after a refusal (already sent).
-  private func resolvedPause(_ until: DraftDate, client: ControlServer.Client) -> LocalDate? {
+  private func resolvedPause(_ until: DraftDate, longer: String, client: ControlServer.Client) -> LocalDate? {
     let today = dock.settings.zone.localDateTime(at: dock.time.instant).date
     let date = until.resolved(today: today)
     guard date > today else {
@@ -181,7 +183,7 @@ extension RequestRouter {
         .failure(
           ControlFailure(
             .badRequest,
-            "--until is at most \(AlarmBook.longestPause) days ahead (\(latest)); to stop an alarm for longer, disable it"
+            "--until is at most \(AlarmBook.longestPause) days ahead (\(latest)); \(longer)"
           )))
       return nil
     }

@@ -31,8 +31,8 @@ struct CommandTableDocsTests {
       let own = try run("puckctl", spec.words + ["--help"])
       #expect(own.status == 0)
       #expect(own.stdout.contains("usage: "), "\(spec.commandLine) --help")
-      for option in spec.options {
-        #expect(own.stdout.contains("--\(option.name)"), "\(spec.commandLine) --help names --\(option.name)")
+      for option in spec.optionNames {
+        #expect(own.stdout.contains("--\(option)"), "\(spec.commandLine) --help names --\(option)")
       }
     }
   }
@@ -50,9 +50,9 @@ struct CommandTableDocsTests {
         Issue.record("man/puckctl.1 has no entry for \(spec.commandLine)")
         continue
       }
-      for option in spec.options {
+      for option in spec.optionNames {
         #expect(
-          entry.text.contains("--\(option.name)"), "man entry of \(spec.commandLine) names --\(option.name)")
+          entry.text.contains("--\(option)"), "man entry of \(spec.commandLine) names --\(option)")
       }
       #expect(entry.text.contains("(root)") == (spec.role == .root), "man entry of \(spec.commandLine): role")
     }
