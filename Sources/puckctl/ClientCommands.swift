@@ -13,19 +13,36 @@ struct ClientCommands {
   /// Sends `request` and shows the answer; returns the exit code.
   func run(_ request: ControlRequest) throws -> ExitCode {
     switch request.name {
-    case .status: return try status(request)
-    case .check: return try check(request)
-    case .pucks: return try pucks(request)
-    case .alarmList: return try alarmList(request)
-    case .history: return try history(request)
     case .unpair: return try unpair(request)
     case .override: return try override(request)
+    case .history where request.flag(.csv): return try historyCSV(request)
     case .test:
       print("ringing for \(request.integer(.seconds) ?? 0) s…")
       fflush(nil)
-      return report(try client.send(request, progress: printProgress))
-    default: return report(try client.send(request, progress: printProgress))
+    default: break
     }
+    let reply = try client.send(request, progress: printProgress)
+    // A failed check still carries its report: it is shown like a passed one.
+    guard reply.ok == true || reply.check != nil else { return report(reply) }
+    if request.flag(.json) {
+      // The reply as puckd sent it, without the text for a person.
+      var plain = reply
+      plain.message = nil
+      print(String(decoding: ControlWire.encode(plain), as: UTF8.self))
+    } else {
+      let text = StatusText(zone: zone, now: now)
+      switch request.name {
+      case .status: reply.status.map { print(text.render($0)) }
+      case .check: reply.check.map(printCheck)
+      case .pucks: printPucks(reply.pucks ?? [], text)
+      case .alarmList: printAlarms(reply, text)
+      case .history: printHistory(reply, request, text)
+      default: return report(reply)
+      }
+    }
+    if let status = reply.status { return status.protected ? .success : .failure }
+    if let check = reply.check { return check.passed ? .success : .failure }
+    return .success
   }
 
   /// A progress line of a long request (pair, test, override), shown as it comes: it is
@@ -46,35 +63,10 @@ struct ClientCommands {
     return ExitCode(failure.kind)
   }
 
-  /// Prints `reply` as one JSON line, for `--json`.
-  private func printJSON(_ reply: ControlReply) {
-    print(String(decoding: ControlWire.encode(reply), as: UTF8.self))
-  }
-
-  private func status(_ request: ControlRequest) throws -> ExitCode {
-    let reply = try client.send(request)
-    guard reply.ok == true, let status = reply.status else { return report(reply) }
-    if request.flag(.json) {
-      printJSON(ControlReply(ok: true, status: status))
-    } else {
-      print(StatusText(zone: zone, now: now).render(status))
-    }
-    return status.protected ? .success : .failure
-  }
-
-  /// One line per part on stdout (or the report as JSON), then exit 1 if any part failed.
-  private func check(_ request: ControlRequest) throws -> ExitCode {
-    let reply = try client.send(request)
-    guard let report = reply.check else { return report(reply) }
-    if request.flag(.json) {
-      var plain = ControlReply(ok: reply.ok)
-      plain.check = report
-      printJSON(plain)
-    } else {
-      print("pre-flight check \(report.passed ? "passed" : "FAILED"):")
-      for part in report.parts { print("  \(part.line)") }
-    }
-    return report.passed ? .success : .failure
+  /// The pre-flight check's report: one line per part.
+  private func printCheck(_ report: PreflightReport) {
+    print("pre-flight check \(report.passed ? "passed" : "FAILED"):")
+    for part in report.parts { print("  \(part.line)") }
   }
 
   /// Forgets a puck; the last one, while an enabled alarm needs one, only after the word
@@ -102,25 +94,12 @@ struct ClientCommands {
   }
 
   /// The paired pucks: name, tag, when paired, when last seen.
-  private func pucks(_ request: ControlRequest) throws -> ExitCode {
-    let reply = try client.send(request)
-    guard reply.ok == true, let pucks = reply.pucks else { return report(reply) }
-    if request.flag(.json) {
-      var plain = ControlReply(ok: true)
-      plain.pucks = pucks
-      printJSON(plain)
-      return .success
-    }
-    guard !pucks.isEmpty else {
-      print("no puck paired — run: sudo puckctl pair")
-      return .success
-    }
-    let text = StatusText(zone: zone, now: now)
+  private func printPucks(_ pucks: [PuckView], _ text: StatusText) {
+    if pucks.isEmpty { print("no puck paired — run: sudo puckctl pair") }
     for puck in pucks {
       let seen = puck.lastSeen.map { "last seen \(text.local($0))" } ?? "not seen since pairing"
       print("\(puck.name)  \(puck.tag)  paired \(text.local(puck.pairedAt)), \(seen)")
     }
-    return .success
   }
 
   private func override(_ request: ControlRequest) throws -> ExitCode {
@@ -132,21 +111,9 @@ struct ClientCommands {
     return report(try client.send(request, progress: printProgress))
   }
 
-  private func alarmList(_ request: ControlRequest) throws -> ExitCode {
-    let reply = try client.send(request)
-    guard reply.ok == true else { return report(reply) }
+  private func printAlarms(_ reply: ControlReply, _ text: StatusText) {
     let alarms = reply.alarms ?? []
-    if request.flag(.json) {
-      var plain = ControlReply(ok: true, alarms: alarms)
-      plain.pausedUntil = reply.pausedUntil
-      printJSON(plain)
-      return .success
-    }
-    guard !alarms.isEmpty else {
-      print("no alarms — add one with: puckctl alarm add 06:30 --days weekdays")
-      return .success
-    }
-    let text = StatusText(zone: zone, now: now)
+    if alarms.isEmpty { print("no alarms — add one with: puckctl alarm add 06:30 --days weekdays") }
     let today = zone.localDateTime(at: now).date
     for view in alarms {
       let alarm = view.alarm
@@ -171,24 +138,19 @@ struct ClientCommands {
     if reply.pausedUntil != nil {
       print("(dock paused until …): the whole dock is paused; 'puckctl resume' ends it")
     }
+  }
+
+  /// `history --csv`: every page back to the start (or the cursor), oldest first.
+  private func historyCSV(_ request: ControlRequest) throws -> ExitCode {
+    print(HistoryCSV.header)
+    for entry in try HistoryPager(client: client).entries(since: nil, before: request.integer(.before)) {
+      print(HistoryCSV.row(entry, zone: zone))
+    }
     return .success
   }
 
-  private func history(_ request: ControlRequest) throws -> ExitCode {
-    if request.flag(.csv) {
-      print(HistoryCSV.header)
-      for entry in try HistoryPager(client: client).entries(since: nil, before: request.integer(.before)) {
-        print(HistoryCSV.row(entry, zone: zone))
-      }
-      return .success
-    }
-    let reply = try client.send(request)
-    guard reply.ok == true else { return report(reply) }
+  private func printHistory(_ reply: ControlReply, _ request: ControlRequest, _ text: StatusText) {
     let entries = reply.history ?? []
-    if request.flag(.json) {
-      printJSON(ControlReply(ok: true, history: entries, nextBefore: reply.nextBefore))
-      return .success
-    }
     if entries.isEmpty {
       // A page can be empty yet not the last: it crossed only lines that could not be read.
       if reply.nextBefore != nil {
@@ -197,7 +159,6 @@ struct ClientCommands {
         print(request.integer(.before) == nil ? "no wake-ups yet" : "no older wake-ups")
       }
     }
-    let text = StatusText(zone: zone, now: now)
     for entry in entries { print(text.historyLine(entry)) }
     if let older = reply.nextBefore {
       // The whole command, so the next page is one copy and paste away.
@@ -205,6 +166,5 @@ struct ClientCommands {
         request.integer(.limit).flatMap { $0 == HistoryQuery.defaultLimit ? nil : " --limit \($0)" } ?? ""
       print("older wake-ups: puckctl history --before \(older)\(limit)")
     }
-    return .success
   }
 }

@@ -168,4 +168,54 @@ import Testing
       try decode(#"{"v":1,"command":"alarm.snooze"}"#)
     }
   }
+
+  @Test func aFieldThatDoesNotParseIsNamedWithTheReason() {
+    #expect(
+      throws: ControlFailure(
+        .badRequest, "alarm.add: time: '25:99' is not a time: use HH:MM or HH:MM:SS (24-hour)")
+    ) {
+      try decode(#"{"v":1,"command":"alarm.add","time":"25:99"}"#)
+    }
+    #expect(throws: ControlFailure(.badRequest, "alarm.skip: id must be ID (another type)")) {
+      try decode(#"{"v":1,"command":"alarm.skip","id":"three"}"#)
+    }
+    #expect(throws: ControlFailure(.badRequest, "alarm skip needs the alarm ID (see puckctl alarm list)")) {
+      try decode(#"{"v":1,"command":"alarm.skip"}"#)
+    }
+  }
+
+  /// The usage line every `--help` starts with is written from the arguments, so help and
+  /// behaviour cannot drift apart (the old `alarm edit --help` said `--time HH:MM`).
+  @Test(arguments: CommandTable.all.map(\.name))
+  func usageLinesNameEveryArgumentWithWhatItTakes(_ name: CommandName) {
+    let help = name.spec.help
+    for argument in name.spec.arguments {
+      let value = argument.kind.placeholder.map { " " + $0 } ?? ""
+      let shown = argument.name.map { "--" + $0 + value } ?? String(value.dropFirst())
+      #expect(help.contains(shown), "\(name.rawValue) --help shows \(shown)")
+    }
+    #expect(CommandName.alarmEdit.spec.help.contains("[--time HH:MM[:SS]]"))
+  }
+
+  @Test(arguments: ["04:A2:3B:11:22:33:44", "04-A2-3B-11-22-33-44", "04 A2 3B 11 22 33 44", "04a23b11223344"])
+  func everyUIDFormTheHelpNamesIsAccepted(_ uid: String) throws {
+    #expect(CommandName.scan.spec.help.contains("separated by colons, dashes or spaces, or not at all"))
+    #expect(try ControlRequest(commandLine: ["scan", uid]).uid == TagUID(parsing: "04:A2:3B:11:22:33:44"))
+  }
+
+  @Test func theCommandLineIsCheckedByTheDeclaration() {
+    #expect(throws: ControlFailure(.badRequest, "--puck and --no-puck: choose one")) {
+      try ControlRequest(commandLine: ["alarm", "edit", "1", "--puck", "--no-puck"])
+    }
+    #expect(throws: ControlFailure(.badRequest, "alarm add takes --days or --date, not both")) {
+      try ControlRequest(commandLine: ["alarm", "add", "06:30", "--days", "mon", "--date", "today"])
+    }
+    #expect(throws: ControlFailure(.badRequest, "--weeks takes 1-520")) {
+      try ControlRequest(commandLine: ["stats", "--weeks", "0"])
+    }
+    #expect(throws: ControlFailure.self) { try ControlRequest(commandLine: ["alarm", "edit", "1"]) }
+    #expect(throws: ControlFailure(.badRequest, "unknown command 'stats'"), "puckctl answers stats itself") {
+      try decode(#"{"v":1,"command":"stats"}"#)
+    }
+  }
 }
