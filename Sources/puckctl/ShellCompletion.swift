@@ -11,6 +11,12 @@ enum ShellCompletion {
     case bash, zsh, fish
   }
 
+  /// The shells, as the table's `completion` command declares them.
+  private static var shellWords: String {
+    guard case .text(let rule)? = CommandName.completion.spec.operand?.kind else { return "" }
+    return rule.words.joined(separator: " ")
+  }
+
   /// The day words `--days` takes (`Weekday.parseSet`); lists are comma-separated.
   static let dayWords = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
   static let daySetWords = ["weekdays", "weekends", "daily"]
@@ -114,7 +120,7 @@ enum ShellCompletion {
         fi
         case $command in
           completion)
-            [ "${#typed[@]}" -eq 1 ] && COMPREPLY=($(compgen -W '\(Shell.allCases.map(\.rawValue).joined(separator: " "))' -- "$cur"))
+            [ "${#typed[@]}" -eq 1 ] && COMPREPLY=($(compgen -W '\(shellWords)' -- "$cur"))
             return ;;
         esac
         case "$command:$prev" in
@@ -191,7 +197,7 @@ enum ShellCompletion {
           command="$command ${typed[2]}"
         fi
         case $command in
-          completion) (( ${#typed} == 1 )) && compadd -- \(Shell.allCases.map(\.rawValue).joined(separator: " ")); return ;;
+          completion) (( ${#typed} == 1 )) && compadd -- \(shellWords); return ;;
         esac
         case "$command:$prev" in
           \(patterns(isDays)))
@@ -243,7 +249,7 @@ enum ShellCompletion {
       }
     }
     lines.append(
-      "complete -c puckctl -n '__fish_seen_subcommand_from completion' -a '\(Shell.allCases.map(\.rawValue).joined(separator: " "))'"
+      "complete -c puckctl -n '__fish_seen_subcommand_from completion' -a '\(shellWords)'"
     )
     for entry in entries {
       let condition =

@@ -66,12 +66,14 @@ public struct TextRule: Hashable, Sendable {
   public func hash(into hasher: inout Hasher) { hasher.combine(rule) }
 
   /// An alarm's label: one line within `Alarm.labelRule`.
-  public static let label = TextRule("TEXT", rule: Alarm.labelRule, accepts: Alarm.isAcceptableLabel)
+  public static let label = TextRule("TEXT", rule: Alarm.labelRule, accepts: { Alarm.isAcceptableLabel($0) })
   /// A puck's name (`Pairing.nameRule`).
-  public static let puckName = TextRule("NAME", rule: Pairing.nameRule, accepts: Pairing.isAcceptableName)
+  public static let puckName = TextRule(
+    "NAME", rule: Pairing.nameRule, accepts: { Pairing.isAcceptableName($0) })
   /// A remote reader's name: 1 to 32 of `a-z 0-9 - _`.
   public static let readerName = TextRule(
-    "NAME", rule: "a reader name is 1-32 of a-z 0-9 - _ (e.g. kitchen)", accepts: RemoteTopic.isValidName)
+    "NAME", rule: "a reader name is 1-32 of a-z 0-9 - _ (e.g. kitchen)",
+    accepts: { RemoteTopic.isValidName($0) })
   /// A reader's key as another dock printed it: 64 hex digits.
   public static let readerKey = TextRule(
     "KEY", rule: "a key is 64 hex digits, as another dock's 'reader add' printed it",

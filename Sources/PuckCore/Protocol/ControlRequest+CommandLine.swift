@@ -62,7 +62,7 @@ extension ControlRequest {
         values[option.field] = .text(line)
       default:
         guard let text = inline ?? iterator.next() else { throw refuse("--\(name) needs a value") }
-        do {
+        do throws(ControlFailure) {
           values[option.field] = try option.kind.parse(text)
         } catch {
           throw refuse(
@@ -75,7 +75,7 @@ extension ControlRequest {
     if let operand = spec.operand, operands.isEmpty { throw refuse("missing \(operand.missing)") }
     if operands.count > expected { throw refuse("unexpected argument '\(operands[expected])'") }
     if let operand = spec.operand {
-      do {
+      do throws(ControlFailure) {
         values[operand.field] = try operand.kind.parse(operands[0])
       } catch {
         throw refuse(

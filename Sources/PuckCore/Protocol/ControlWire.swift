@@ -141,8 +141,9 @@ extension ArgumentKind {
         return try fields.decodeIfPresent(String.self, forKey: field).map { .text($0.lowercased()) }
       case .days:
         guard let names = try fields.decodeIfPresent([String].self, forKey: field) else { return nil }
-        return .days(
-          Set(try names.map { name throws(ScheduleInputError) in try Weekday.parseSet(name) }.joined()))
+        var days: Set<Weekday> = []
+        for name in names { days.formUnion(try Weekday.parseSet(name)) }
+        return .days(days)
       case .date, .time, .tagUID:
         guard let text = try fields.decodeIfPresent(String.self, forKey: field) else { return nil }
         return try parse(text)

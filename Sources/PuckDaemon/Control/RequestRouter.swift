@@ -66,7 +66,7 @@ final class RequestRouter {
     // before the request sees or changes anything; not for anyone's status, which would let
     // any local user make the loop re-read the history file as fast as they can ask.
     if held >= .member { retry.retry(before: command.name) }
-    do {
+    do throws(ControlFailure) {
       try dispatch(command, client: client)
     } catch {
       client.send(.failure(error))
