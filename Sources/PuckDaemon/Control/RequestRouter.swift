@@ -114,16 +114,16 @@ final class RequestRouter {
         flows.overrides.start(client: client)
       }
     case .pair:
-      flows.pairing.start(
+      try flows.pairing.start(
         timeout: try required(request.integer(.seconds)), name: request.text(.name), client: client)
     case .unpair:
-      flows.pairing.unpair(name: request.text(.name), confirmed: request.flag(.yes), client: client)
+      client.send(try flows.pairing.unpair(name: request.text(.name), confirmed: request.flag(.yes)))
     case .pucks:
       var reply = ControlReply(ok: true)
       reply.pucks = dock.state.pairing.pucks.map(PuckView.init)
       client.send(reply)
     case .test:
-      flows.rehearsal.start(
+      try flows.rehearsal.start(
         seconds: try required(request.integer(.seconds)),
         scanSeconds: try required(request.integer(.scanSeconds)),
         client: client)
