@@ -6,11 +6,6 @@ import PuckCore
 /// `/usr/share/bash-completion/completions/puckctl`, `/usr/share/zsh/vendor-completions/_puckctl`
 /// and `/usr/share/fish/vendor_completions.d/puckctl.fish`.
 enum ShellCompletion {
-  /// The shells a script can be written for.
-  enum Shell: String, CaseIterable {
-    case bash, zsh, fish
-  }
-
   /// The shells, as the table's `completion` command declares them.
   private static var shellWords: String {
     guard case .text(let rule)? = CommandName.completion.spec.operand?.kind else { return "" }
@@ -32,24 +27,19 @@ enum ShellCompletion {
     return entries.compactMap { seen.insert($0.words[0]).inserted ? $0.words[0] : nil }
   }
 
-  /// The second words under a group word such as `alarm`.
-  static func subcommands(of word: String) -> [String] {
-    entries.filter { $0.words.count == 2 && $0.words[0] == word }.map { $0.words[1] }
-  }
-
   /// What a first word means in a listing: its summary, or the group's sub-commands.
   static func summary(of word: String) -> String {
-    let group = subcommands(of: word)
+    let group = CommandTable.subcommands(of: word)
     if !group.isEmpty { return word + " commands: " + group.joined(separator: ", ") }
     return entries.first { $0.words == [word] }?.summary ?? ""
   }
 
   /// The script for `shell` (the table's `completion` operand allows only these).
   static func script(for shell: String) -> String {
-    switch Shell(rawValue: shell) {
-    case .bash?: return bash
-    case .zsh?: return zsh
-    case .fish?, nil: return fish
+    switch shell {
+    case "bash": return bash
+    case "zsh": return zsh
+    default: return fish
     }
   }
 
@@ -77,13 +67,13 @@ enum ShellCompletion {
   private static func isDate(_ kind: ArgumentKind) -> Bool { kind == .date }
   private static func takesValue(_ kind: ArgumentKind) -> Bool { kind.takesValue }
 
-  private static var groups: [String] { firstWords.filter { !subcommands(of: $0).isEmpty } }
+  private static var groups: [String] { firstWords.filter { !CommandTable.subcommands(of: $0).isEmpty } }
 
   // MARK: bash
 
   private static var bash: String {
     let groupCases = groups.map {
-      "    \($0)) subcommands='\(subcommands(of: $0).joined(separator: " "))' ;;"
+      "    \($0)) subcommands='\(CommandTable.subcommands(of: $0).joined(separator: " "))' ;;"
     }
     return """
       # bash completion for puckctl; written by `puckctl completion bash` from its command table.
@@ -160,7 +150,7 @@ enum ShellCompletion {
       }.joined(separator: " ")
     }
     let groupCases = groups.map { group in
-      let subs = subcommands(of: group).map { word -> String in
+      let subs = CommandTable.subcommands(of: group).map { word -> String in
         let text = entries.first { $0.words == [group, word] }?.summary ?? ""
         let escaped = text.replacing("'", with: "'\\''").replacing(":", with: "\\:")
         return "'\(word):\(escaped)'"
@@ -240,7 +230,7 @@ enum ShellCompletion {
       lines.append("complete -c puckctl -n __fish_use_subcommand -a \(word) -d \(quoted(summary(of: word)))")
     }
     for group in groups {
-      let subs = subcommands(of: group)
+      let subs = CommandTable.subcommands(of: group)
       for sub in subs {
         let text = entries.first { $0.words == [group, sub] }?.summary ?? ""
         lines.append(
