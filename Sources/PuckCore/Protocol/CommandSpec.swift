@@ -129,7 +129,7 @@ public enum ArgumentKind: Hashable, Sendable {
   public var takesValue: Bool { placeholder != nil }
 }
 
-/// One argument of a command: the operand, an `--option`, or a field only the wire carries.
+/// One argument of a command: the operand or an `--option`.
 public struct CommandArgument: Hashable, Sendable {
   /// How the command line gives it.
   public enum Form: Hashable, Sendable {

@@ -111,7 +111,7 @@ final class RequestRouter {
       if request.flag(.cancel) {
         flows.overrides.cancel(by: client)
       } else {
-        flows.overrides.start(client: client)
+        try flows.overrides.start(client: client)
       }
     case .pair:
       try flows.pairing.start(
