@@ -17,7 +17,7 @@ struct DaemonClient {
   let socketPath: String
 
   /// Sends `command`, calls `progress` for each progress line, and returns the final reply.
-  func send(_ command: ControlCommand, progress: (String) -> Void = { _ in }) throws -> ControlReply {
+  func send(_ command: ControlRequest, progress: (String) -> Void = { _ in }) throws -> ControlReply {
     let fd: Int32
     do throws(SystemError) {
       fd = try systemCall("socket") {

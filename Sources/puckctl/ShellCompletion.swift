@@ -6,28 +6,10 @@ import PuckCore
 /// `/usr/share/bash-completion/completions/puckctl`, `/usr/share/zsh/vendor-completions/_puckctl`
 /// and `/usr/share/fish/vendor_completions.d/puckctl.fish`.
 enum ShellCompletion {
-  /// The shells a script can be written for.
-  enum Shell: String, CaseIterable {
-    case bash, zsh, fish
-  }
-
-  static let usage = """
-    usage: puckctl completion bash|zsh|fish
-    Prints the shell's completion script for puckctl. Debian's package installs them; by hand:
-      puckctl completion bash > ~/.local/share/bash-completion/completions/puckctl
-    """
-
-  /// One command as completion sees it: its words, options and one line of help.
-  struct Entry {
-    let words: [String]
-    let options: [Option]
-    let summary: String
-  }
-
-  /// An option's name (without the dashes) and what it takes.
-  struct Option {
-    let name: String
-    let value: CommandOption.Value
+  /// The shells, as the table's `completion` command declares them.
+  private static var shellWords: String {
+    guard case .text(let rule)? = CommandName.completion.spec.operand?.kind else { return "" }
+    return rule.words.joined(separator: " ")
   }
 
   /// The day words `--days` takes (`Weekday.parseSet`); lists are comma-separated.
@@ -36,28 +18,8 @@ enum ShellCompletion {
   /// The relative dates `--date` and `--until` take besides `YYYY-MM-DD`.
   static let dateWords = ["today", "tomorrow"]
 
-  /// Every command: the daemon's from the table, then the ones puckctl answers itself.
-  static var entries: [Entry] {
-    CommandTable.all.map { spec in
-      Entry(
-        words: spec.words, options: spec.options.map { Option(name: $0.name, value: $0.value) },
-        summary: spec.summary)
-    } + [
-      Entry(
-        words: ["stats"],
-        options: [Option(name: "weeks", value: .label), Option(name: "json", value: .flag)],
-        summary: "streak, time to get up per weekday, bypasses per week"),
-      Entry(
-        words: ["calendar"],
-        options: [
-          Option(name: "days", value: .days), Option(name: "date", value: .date),
-          Option(name: "tz", value: .label), Option(name: "after", value: .label),
-          Option(name: "count", value: .label), Option(name: "json", value: .flag),
-        ],
-        summary: "when an alarm would fire (offline)"),
-      Entry(words: ["completion"], options: [], summary: "print a shell completion script"),
-    ]
-  }
+  /// Every command, from the table.
+  static var entries: [CommandSpec] { CommandTable.all }
 
   /// The first words, in table order, once each (`alarm` for every `alarm ...`).
   static var firstWords: [String] {
@@ -65,32 +27,29 @@ enum ShellCompletion {
     return entries.compactMap { seen.insert($0.words[0]).inserted ? $0.words[0] : nil }
   }
 
-  /// The second words under a group word such as `alarm`.
-  static func subcommands(of word: String) -> [String] {
-    entries.filter { $0.words.count == 2 && $0.words[0] == word }.map { $0.words[1] }
-  }
-
   /// What a first word means in a listing: its summary, or the group's sub-commands.
   static func summary(of word: String) -> String {
-    let group = subcommands(of: word)
+    let group = CommandTable.subcommands(of: word)
     if !group.isEmpty { return word + " commands: " + group.joined(separator: ", ") }
     return entries.first { $0.words == [word] }?.summary ?? ""
   }
 
-  /// The script for `shell`.
-  static func script(for shell: Shell) -> String {
+  /// The script for `shell` (the table's `completion` operand allows only these).
+  static func script(for shell: String) -> String {
     switch shell {
-    case .bash: return bash
-    case .zsh: return zsh
-    case .fish: return fish
+    case "bash": return bash
+    case "zsh": return zsh
+    default: return fish
     }
   }
 
   /// The options of each command that takes a value of `kind`, as one `case` pattern of
   /// `'words:--option'` alternatives (bash and zsh read it alike).
-  private static func patterns(_ kind: (CommandOption.Value) -> Bool) -> String {
+  private static func patterns(_ kind: (ArgumentKind) -> Bool) -> String {
     entries.flatMap { entry in
-      entry.options.filter { kind($0.value) }.map { "'\(entry.words.joined(separator: " ")):--\($0.name)'" }
+      entry.options.filter { kind($0.kind) }.map {
+        "'\(entry.words.joined(separator: " ")):--\($0.name ?? "")'"
+      }
     }.joined(separator: "|")
   }
 
@@ -98,22 +57,23 @@ enum ShellCompletion {
   /// `list` makes a list (a quoted word list for bash, an array for zsh).
   private static func optionCases(_ list: (String) -> String) -> String {
     entries.map { entry in
-      let options = (entry.options.map { "--" + $0.name } + ["--help"]).joined(separator: " ")
+      let options = (entry.options.compactMap { $0.name.map { "--" + $0 } } + ["--help"]).joined(
+        separator: " ")
       return "    '\(entry.words.joined(separator: " "))') options=\(list(options)) ;;"
     }.joined(separator: "\n")
   }
 
-  private static func isDays(_ value: CommandOption.Value) -> Bool { value == .days }
-  private static func isDate(_ value: CommandOption.Value) -> Bool { value == .date }
-  private static func takesValue(_ value: CommandOption.Value) -> Bool { value != .flag }
+  private static func isDays(_ kind: ArgumentKind) -> Bool { kind == .days }
+  private static func isDate(_ kind: ArgumentKind) -> Bool { kind == .date }
+  private static func takesValue(_ kind: ArgumentKind) -> Bool { kind.takesValue }
 
-  private static var groups: [String] { firstWords.filter { !subcommands(of: $0).isEmpty } }
+  private static var groups: [String] { firstWords.filter { !CommandTable.subcommands(of: $0).isEmpty } }
 
   // MARK: bash
 
   private static var bash: String {
     let groupCases = groups.map {
-      "    \($0)) subcommands='\(subcommands(of: $0).joined(separator: " "))' ;;"
+      "    \($0)) subcommands='\(CommandTable.subcommands(of: $0).joined(separator: " "))' ;;"
     }
     return """
       # bash completion for puckctl; written by `puckctl completion bash` from its command table.
@@ -150,7 +110,7 @@ enum ShellCompletion {
         fi
         case $command in
           completion)
-            [ "${#typed[@]}" -eq 1 ] && COMPREPLY=($(compgen -W '\(Shell.allCases.map(\.rawValue).joined(separator: " "))' -- "$cur"))
+            [ "${#typed[@]}" -eq 1 ] && COMPREPLY=($(compgen -W '\(shellWords)' -- "$cur"))
             return ;;
         esac
         case "$command:$prev" in
@@ -190,7 +150,7 @@ enum ShellCompletion {
       }.joined(separator: " ")
     }
     let groupCases = groups.map { group in
-      let subs = subcommands(of: group).map { word -> String in
+      let subs = CommandTable.subcommands(of: group).map { word -> String in
         let text = entries.first { $0.words == [group, word] }?.summary ?? ""
         let escaped = text.replacing("'", with: "'\\''").replacing(":", with: "\\:")
         return "'\(word):\(escaped)'"
@@ -227,7 +187,7 @@ enum ShellCompletion {
           command="$command ${typed[2]}"
         fi
         case $command in
-          completion) (( ${#typed} == 1 )) && compadd -- \(Shell.allCases.map(\.rawValue).joined(separator: " ")); return ;;
+          completion) (( ${#typed} == 1 )) && compadd -- \(shellWords); return ;;
         esac
         case "$command:$prev" in
           \(patterns(isDays)))
@@ -270,7 +230,7 @@ enum ShellCompletion {
       lines.append("complete -c puckctl -n __fish_use_subcommand -a \(word) -d \(quoted(summary(of: word)))")
     }
     for group in groups {
-      let subs = subcommands(of: group)
+      let subs = CommandTable.subcommands(of: group)
       for sub in subs {
         let text = entries.first { $0.words == [group, sub] }?.summary ?? ""
         lines.append(
@@ -279,7 +239,7 @@ enum ShellCompletion {
       }
     }
     lines.append(
-      "complete -c puckctl -n '__fish_seen_subcommand_from completion' -a '\(Shell.allCases.map(\.rawValue).joined(separator: " "))'"
+      "complete -c puckctl -n '__fish_seen_subcommand_from completion' -a '\(shellWords)'"
     )
     for entry in entries {
       let condition =
@@ -287,12 +247,12 @@ enum ShellCompletion {
         ? "__fish_seen_subcommand_from \(entry.words[0])"
         : "__fish_seen_subcommand_from \(entry.words[0]); and __fish_seen_subcommand_from \(entry.words[1])"
       for option in entry.options {
-        var line = "complete -c puckctl -n '\(condition)' -l \(option.name)"
-        switch option.value {
-        case .flag: break
+        var line = "complete -c puckctl -n '\(condition)' -l \(option.name ?? "")"
+        switch option.kind {
+        case .flag, .standardInput: break
         case .days: line += " -x -a '\((daySetWords + dayWords).joined(separator: " "))'"
         case .date: line += " -x -a '\(dateWords.joined(separator: " "))'"
-        case .integer, .label, .time: line += " -x"
+        default: line += " -x"
         }
         lines.append(line)
       }

@@ -5,40 +5,22 @@ import PuckCore
 /// week (`WakeStats`), computed here from the history the daemon pages out, so it costs the
 /// daemon no more than `history` does (docs/DESIGN.md C8).
 struct StatsCommand {
-  static let usage = """
-    usage: puckctl stats [--weeks N] [--json]
-
-    From the history of the last N weeks (default 12, 1-520): the streak of wake-ups ended by a
-    scan of the puck (an override or a missed alarm ends it), the median time from the first
-    ring to the scan per weekday, and wake-ups, bypasses, overrides and missed alarms per week.
-      --json      print the figures as one JSON object, nothing else
-    """
-
   let client: DaemonClient
   let zone: ZoneRules
   let now: Instant
 
-  func run(_ arguments: [String]) throws -> ExitCode {
-    let args = try ArgumentList(arguments, valued: ["weeks"], switches: ["json", "help"])
-    if args.flag("help") {
-      print(Self.usage)
-      return .success
-    }
-    try args.expectPositionals(0, "nothing")
-    let weeks = try args.value("weeks").map { text -> Int in
-      guard let weeks = Int(text), (1...520).contains(weeks) else { throw UsageError("--weeks takes 1-520") }
-      return weeks
-    }
-    let since = now.adding(seconds: -Int64(weeks ?? 12) * 7 * 86_400)
+  func run(_ request: ControlRequest) throws -> ExitCode {
+    let weeks = request.integer(.weeks) ?? 12
+    let since = now.adding(seconds: -Int64(weeks) * 7 * 86_400)
     let entries = try HistoryPager(client: client).entries(since: since)
     let stats = WakeStats(entries: entries, zone: zone)
-    if args.flag("json") {
+    if request.flag(.json) {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]
       print(String(decoding: try encoder.encode(stats), as: UTF8.self))
       return .success
     }
-    print(render(stats, weeks: weeks ?? 12))
+    print(render(stats, weeks: weeks))
     return .success
   }
 
@@ -80,7 +62,9 @@ struct HistoryPager {
     var pages: [[HistoryEntry]] = []
     var before = start
     while true {
-      let reply = try client.send(.history(HistoryQuery(limit: HistoryQuery.maximumLimit, before: before)))
+      var query: [Field: ArgumentValue] = [.limit: .integer(HistoryQuery.maximumLimit)]
+      query[.before] = before.map(ArgumentValue.integer)
+      let reply = try client.send(ControlRequest(.history, query))
       guard reply.ok == true else {
         throw ClientError.broken(reply.failure?.message ?? reply.message ?? "history could not be read")
       }

@@ -16,13 +16,10 @@ enum PuckCtl {
       "",
       "Commands:",
     ] + CommandTable.listing + [
-      "  stats [--weeks N] [--json]  streak, time to get up per weekday, bypasses per week",
-      "  calendar HH:MM [...]        when an alarm would fire (offline, no daemon needed)",
-      "  completion bash|zsh|fish    print the shell's completion script",
       "",
       "Run 'puckctl COMMAND --help' for a command's options; 'puckctl --version' for the version.",
-      "Exit codes: 0 ok, 1 not protected or failed, 2 refused, 64 usage, 69 daemon not reachable,",
-      "77 permission denied.",
+      "Exit codes: 0 ok, 1 not protected or failed, 2 refused, 3 nothing to do, 64 usage,",
+      "69 daemon not reachable, 77 permission denied.",
     ]).joined(separator: "\n")
 
   static func main() -> Int32 {
@@ -44,57 +41,50 @@ enum PuckCtl {
         arguments.removeFirst()
       }
     }
-    guard let command = arguments.first else {
+    guard let word = arguments.first else {
       printError(usage)
       return ExitCode.usage.rawValue
     }
-    arguments.removeFirst()
     let now = Instant(unixSeconds: Int64(Date().timeIntervalSince1970.rounded(.down)))
     let zones = ZoneInfoDirectory(environment: environment)
     do {
-      switch command {
+      switch word {
       case "--help", "-h", "help":
         print(usage)
         return ExitCode.success.rawValue
       case "--version":
         print("puckctl \(ProductVersion.current)")
         return ExitCode.success.rawValue
-      case "calendar":
-        print(try CalendarCommand.run(arguments, now: now, zones: zones))
-        return ExitCode.success.rawValue
-      case "completion":
-        guard arguments.count == 1, let shell = ShellCompletion.Shell(rawValue: arguments[0]) else {
-          if arguments.first == "--help" || arguments.first == "-h" {
-            print(ShellCompletion.usage)
-            return ExitCode.success.rawValue
-          }
-          throw UsageError("completion takes one of bash, zsh, fish")
-        }
-        print(ShellCompletion.script(for: shell), terminator: "")
-        return ExitCode.success.rawValue
-      case "stats":
-        let zone = (try? zones.systemZone()) ?? .utc
-        return try StatsCommand(client: DaemonClient(socketPath: socketPath), zone: zone, now: now).run(
-          arguments
-        )
-        .rawValue
-      default:
-        if arguments.contains("--help") || arguments.contains("-h") {
-          guard let help = CommandTable.help(for: command) else {
-            throw UsageError("unknown command '\(command)' (see puckctl --help)")
-          }
-          print(help)
-          return ExitCode.success.rawValue
-        }
-        let zone = (try? zones.systemZone()) ?? .utc
-        let commands = ClientCommands(client: DaemonClient(socketPath: socketPath), zone: zone, now: now)
-        return try commands.run(command, arguments).rawValue
+      default: break
       }
+      if arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
+        guard let help = CommandTable.help(for: word) else {
+          throw UsageError("unknown command '\(word)' (see puckctl --help)")
+        }
+        print(help)
+        return ExitCode.success.rawValue
+      }
+      let request = try ControlRequest(commandLine: arguments, standardInput: { readLine() })
+      let client = DaemonClient(socketPath: socketPath)
+      switch request.name {
+      case .calendar:
+        print(try CalendarCommand.run(request, now: now, zones: zones))
+        return ExitCode.success.rawValue
+      case .completion:
+        print(ShellCompletion.script(for: request.text(.shell) ?? ""), terminator: "")
+        return ExitCode.success.rawValue
+      case .stats:
+        let zone = (try? zones.systemZone()) ?? .utc
+        return try StatsCommand(client: client, zone: zone, now: now).run(request).rawValue
+      default:
+        let zone = (try? zones.systemZone()) ?? .utc
+        return try ClientCommands(client: client, zone: zone, now: now).run(request).rawValue
+      }
+    } catch let failure as ControlFailure {
+      printError("puckctl: \(failure.message)")
+      return ExitCode(failure.kind).rawValue
     } catch let error as UsageError {
       printError("puckctl: \(error.message)")
-      return ExitCode.usage.rawValue
-    } catch let error as ScheduleInputError {
-      printError("puckctl: \(error)")
       return ExitCode.usage.rawValue
     } catch let error as ZoneLookupError {
       printError("puckctl: \(error)")

@@ -23,7 +23,7 @@ struct AcknowledgeTests {
     try dock.start()
     try #require(try dock.status().missed.count == 1)
 
-    let refused = try dock.request(.acknowledge)
+    let refused = try dock.request("acknowledge")
     #expect(refused.ok == false, "not saved, so not acknowledged")
     #expect(refused.failure?.kind == .failed)
     #expect(
@@ -32,7 +32,7 @@ struct AcknowledgeTests {
 
     // The file can be written again (it is read again before the request).
     try #require(rmdir(path) == 0)
-    #expect(try dock.request(.acknowledge).ok == true)
+    #expect(try dock.request("acknowledge").ok == true)
     #expect(try dock.status().missed.isEmpty)
     let saved = try StateDirectory(path: dock.stateDirectory).load("guards.json", as: EnforcementRecord.self)
     #expect(saved.value?.unacknowledgedMissedCount == 0)

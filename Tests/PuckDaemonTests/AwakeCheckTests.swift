@@ -35,7 +35,7 @@ struct AwakeCheckTests {
     #expect(
       try status.awakeCheck?.askAt == Instant(unixSeconds: ManualDock.unixSeconds("2026-03-02T06:06:10Z")))
     #expect(status.awakeCheck?.answerBy == nil)
-    #expect(try dock.request(.awake).failure?.kind == .refused, "nothing asked yet")
+    #expect(try dock.request("awake").failure?.kind == .refused, "nothing asked yet")
     try dock.advance(to: "2026-03-02T06:06:10Z")
     status = try dock.status()
     #expect(status.awakeCheck?.answerBy == dock.now.adding(seconds: 60))
@@ -60,8 +60,8 @@ struct AwakeCheckTests {
   )
   func unansweredWhileTheAlarmRings() throws {
     let dock = try scannedDock()
-    let id = try #require(try dock.request(.alarmList).alarms?.first?.alarm.id)
-    let moved = try dock.request(.alarmEdit(id, AlarmEdit(time: WallTime(hour: 6, minute: 7))))
+    let id = try #require(try dock.request("alarm", "list").alarms?.first?.alarm.id)
+    let moved = try dock.request(ControlRequest(editing: id, AlarmEdit(time: WallTime(hour: 6, minute: 7))))
     try #require(moved.ok == true, "\(moved)")
     try dock.advance(to: "2026-03-02T06:07:10Z")
     let status = try dock.status()
@@ -77,7 +77,7 @@ struct AwakeCheckTests {
   func answeredByCommand() throws {
     let dock = try scannedDock()
     try dock.advance(to: "2026-03-02T06:06:30Z")
-    let reply = try dock.request(.awake)
+    let reply = try dock.request("awake")
     #expect(reply.ok == true, "\(reply)")
     #expect(try dock.status().awakeCheck == nil)
     try dock.advance(.seconds(300))

@@ -70,7 +70,7 @@ private final class GPIODock: @unchecked Sendable {
     }
     thread.start()
     started.wait()
-    try waitFor("the socket answers") { (try? self.request(.status)) != nil }
+    try waitFor("the socket answers") { (try? self.request(ControlRequest(.status))) != nil }
   }
 
   /// Stops the daemon and returns its exit code.
@@ -85,7 +85,7 @@ private final class GPIODock: @unchecked Sendable {
   }
 
   /// One request over the real control socket.
-  func request(_ command: ControlCommand) throws -> ControlReply {
+  func request(_ command: ControlRequest) throws -> ControlReply {
     let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var addr = sockaddr_un()
@@ -115,10 +115,10 @@ private final class GPIODock: @unchecked Sendable {
     }
   }
 
-  func guards() throws -> [GuardView] { try request(.status).status?.guards ?? [] }
+  func guards() throws -> [GuardView] { try request(ControlRequest(.status)).status?.guards ?? [] }
 
   func device(_ name: String) throws -> DeviceHealth? {
-    try request(.status).status?.devices.first { $0.name == name }
+    try request(ControlRequest(.status)).status?.devices.first { $0.name == name }
   }
 }
 
@@ -138,33 +138,38 @@ struct DaemonGPIOTests {
     let fire = Instant(unixSeconds: now + 2).utcDateAndTime
     let time = WallTime(
       hour: fire.secondsOfDay / 3600, minute: fire.secondsOfDay / 60 % 60, second: fire.secondsOfDay % 60)
-    #expect(try dock.request(.alarmAdd(AlarmDraft(time: time, recurrence: .once(fire.date)))).ok == true)
+    #expect(
+      try dock.request(ControlRequest(adding: AlarmDraft(time: time, recurrence: .once(fire.date)))).ok
+        == true)
 
     try waitFor("the alarm rings") { try dock.guards().first?.ringing == true }
     try waitFor("the buzzer sounds") { dock.buzzer.drives.contains { $0.on } }
     #expect(try dock.device("audio")?.state == .fault)
-    #expect(try dock.request(.status).status?.reasons.contains { $0.contains("nothing can ring") } == false)
+    #expect(
+      try dock.request(ControlRequest(.status)).status?.reasons.contains { $0.contains("nothing can ring") }
+        == false)
     try waitFor("the LED blinks while a wake-up is open") { dock.led.drives.filter(\.on).count >= 2 }
 
     // A stop silences the buzzer at once.
-    #expect(try dock.request(.stop).ok == true)
+    #expect(try dock.request(ControlRequest(.stop)).ok == true)
     #expect(dock.buzzer.level == false)
     #expect(try dock.guards().first?.bypassCount == 1)
 
     // A wrong tag while quiet: a short chirp, and the buzzer ends off.
     let onsBefore = dock.buzzer.drives.filter(\.on).count
-    #expect(try dock.request(.scan(TagUID(parsing: "DE:AD:BE:EF"))).ok == true)
+    #expect(try dock.request(ControlRequest(commandLine: ["scan", "DE:AD:BE:EF"])).ok == true)
     try waitFor("the wrong-puck chirp") { dock.buzzer.drives.filter(\.on).count > onsBefore }
     try waitFor("the chirp ends") { dock.buzzer.level == false }
 
     // The dock button is a bypass too (pressed and released, well past the debounce).
-    #expect(try dock.request(.override).ok == true)
+    #expect(try dock.request(ControlRequest(.override)).ok == true)
     let second = Instant(unixSeconds: Int64(Date().timeIntervalSince1970) + 2).utcDateAndTime
     let secondTime = WallTime(
       hour: second.secondsOfDay / 3600, minute: second.secondsOfDay / 60 % 60,
       second: second.secondsOfDay % 60)
     #expect(
-      try dock.request(.alarmAdd(AlarmDraft(time: secondTime, recurrence: .once(second.date)))).ok == true)
+      try dock.request(ControlRequest(adding: AlarmDraft(time: secondTime, recurrence: .once(second.date))))
+        .ok == true)
     try waitFor("the second alarm rings") { try dock.guards().first?.ringing == true }
     let pressed = MonotonicInstant.now()
     dock.button.push([GPIOEdge(.rising, at: pressed), GPIOEdge(.falling, at: pressed + .milliseconds(200))])

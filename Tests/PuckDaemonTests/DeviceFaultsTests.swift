@@ -163,7 +163,7 @@ struct DeviceFaultsTests {
     try dock.advance(.seconds(60))
 
     disk.fill()
-    #expect(try dock.request(.stop).ok == true, "a bypass is not refused because the disk is full")
+    #expect(try dock.request("stop").ok == true, "a bypass is not refused because the disk is full")
     #expect(try dock.guards().first?.ringing == false)
     try dock.advance(.seconds(300))
     #expect(try dock.guards().first?.ringing == true, "the retry rings")
@@ -201,10 +201,11 @@ struct DeviceFaultsTests {
     try dock.addAlarm(6, 1)
     try dock.advance(.seconds(60))
     #expect(disk.makeReadOnly())
-    #expect(try dock.request(.stop).ok == true)
+    #expect(try dock.request("stop").ok == true)
     try dock.advance(.seconds(600))
     #expect(try dock.guards().first?.ringing == true, "the retry rings from memory")
-    let reply = try dock.request(.alarmAdd(AlarmDraft(time: WallTime(hour: 7, minute: 0), recurrence: .next)))
+    let reply = try dock.request(
+      ControlRequest(adding: AlarmDraft(time: WallTime(hour: 7, minute: 0), recurrence: .next)))
     #expect(reply.ok == false, "an alarm that cannot be saved is refused, not acknowledged")
     dock.bench.reader?.present(dock.puck)
     try dock.settle()

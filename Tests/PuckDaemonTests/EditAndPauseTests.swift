@@ -18,24 +18,26 @@ struct EditAndPauseTests {
     try dock.start()
     let id = try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
     let change = AlarmEdit(time: WallTime(hour: 6, minute: 10), label: "gym")
-    #expect(try dock.request(.alarmEdit(id, change)).ok == true)
-    var alarm = try #require(try dock.request(.alarmList).alarms?.first)
+    #expect(try dock.request(ControlRequest(editing: id, change)).ok == true)
+    var alarm = try #require(try dock.request("alarm", "list").alarms?.first)
     #expect(alarm.alarm.time == WallTime(hour: 6, minute: 10))
     #expect(alarm.alarm.label == "gym")
     #expect(alarm.alarm.recurrence == .weekly(Set(Weekday.allCases)), "the days are kept")
     #expect(try alarm.next == at("2026-03-02T06:10:00Z"))
 
     #expect(
-      try dock.request(.alarmEdit(id, AlarmEdit(recurrence: .weekly([.tuesday]), requiresPuck: false))).ok
+      try dock.request(
+        ControlRequest(editing: id, AlarmEdit(recurrence: .weekly([.tuesday]), requiresPuck: false))
+      ).ok
         == true)
-    alarm = try #require(try dock.request(.alarmList).alarms?.first)
+    alarm = try #require(try dock.request("alarm", "list").alarms?.first)
     #expect(alarm.alarm.time == WallTime(hour: 6, minute: 10), "the time is kept")
     #expect(!alarm.alarm.requiresPuck)
     #expect(try alarm.next == at("2026-03-03T06:10:00Z"))
     try dock.advance(to: "2026-03-03T06:10:00Z")
     #expect(try dock.guards().first?.ringing == true)
 
-    let missing = try dock.request(.alarmEdit(99, AlarmEdit(label: "x")))
+    let missing = try dock.request(ControlRequest(editing: 99, AlarmEdit(label: "x")))
     #expect(missing.failure?.kind == .notFound)
   }
 
@@ -47,17 +49,18 @@ struct EditAndPauseTests {
     let other = try dock.addAlarm(9, 0, days: Set(Weekday.allCases))
     try dock.advance(.seconds(60))
     #expect(try dock.guards().count == 1)
-    for command: ControlCommand in [
-      .alarmEdit(id, AlarmEdit(label: "later")), .alarmPause(id, until: .tomorrow),
-      .alarmPause(id, until: nil),
-      .pause(until: .tomorrow),
+    for command in [
+      ["alarm", "edit", "\(id)", "--label", "later"], ["alarm", "pause", "\(id)", "--until", "tomorrow"],
+      ["alarm", "resume", "\(id)"],
+      ["pause", "--until", "tomorrow"],
     ] {
-      let reply = try dock.request(command)
+      let reply = try dock.request(try ControlRequest(commandLine: command))
       #expect(reply.failure?.kind == .refused, "\(command)")
     }
-    #expect(try dock.request(.alarmList).alarms?.first?.alarm.label == "", "unchanged")
+    #expect(try dock.request("alarm", "list").alarms?.first?.alarm.label == "", "unchanged")
     #expect(
-      try dock.request(.alarmEdit(other, AlarmEdit(label: "other"))).ok == true, "another alarm can change")
+      try dock.request(ControlRequest(editing: other, AlarmEdit(label: "other"))).ok == true,
+      "another alarm can change")
   }
 
   @Test("a paused alarm does not ring, nor count as missed, before its date, and rings on it; resume ends it")
@@ -66,8 +69,8 @@ struct EditAndPauseTests {
     try dock.start()
     let id = try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
     let until = monday.adding(days: 2)
-    #expect(try dock.request(.alarmPause(id, until: .absolute(until))).ok == true)
-    let view = try #require(try dock.request(.alarmList).alarms?.first)
+    #expect(try dock.request("alarm", "pause", "\(id)", "--until", "\(until)").ok == true)
+    let view = try #require(try dock.request("alarm", "list").alarms?.first)
     #expect(view.alarm.pausedUntil == until)
     #expect(try view.next == at("2026-03-04T06:30:00Z"))
 
@@ -79,12 +82,12 @@ struct EditAndPauseTests {
     dock.bench.reader?.present(dock.puck)
     try dock.settle()
 
-    #expect(try dock.request(.alarmPause(id, until: .absolute(monday.adding(days: 9)))).ok == true)
-    #expect(try dock.request(.alarmPause(id, until: nil)).ok == true)
-    #expect(try dock.request(.alarmList).alarms?.first?.next == at("2026-03-05T06:30:00Z"))
+    #expect(try dock.request("alarm", "pause", "\(id)", "--until", "\(monday.adding(days: 9))").ok == true)
+    #expect(try dock.request("alarm", "resume", "\(id)").ok == true)
+    #expect(try dock.request("alarm", "list").alarms?.first?.next == at("2026-03-05T06:30:00Z"))
 
     // The first day it rings again must be after today.
-    let today = try dock.request(.alarmPause(id, until: .today))
+    let today = try dock.request("alarm", "pause", "\(id)", "--until", "today")
     #expect(today.failure?.kind == .badRequest)
   }
 
@@ -94,14 +97,14 @@ struct EditAndPauseTests {
     try dock.start()
     let id = try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
     let far = LocalDate(year: 9999, month: 12, day: 31)
-    for request in [ControlCommand.alarmPause(id, until: .absolute(far)), .pause(until: .absolute(far))] {
-      let reply = try dock.request(request)
+    for request in [["alarm", "pause", "\(id)", "--until", "\(far)"], ["pause", "--until", "\(far)"]] {
+      let reply = try dock.request(try ControlRequest(commandLine: request))
       #expect(reply.failure?.kind == .badRequest)
       #expect(reply.failure?.message.contains("at most 366 days ahead (2027-03-03)") == true)
     }
-    #expect(try dock.request(.alarmList).alarms?.first?.alarm.pausedUntil == nil, "nothing was paused")
+    #expect(try dock.request("alarm", "list").alarms?.first?.alarm.pausedUntil == nil, "nothing was paused")
     #expect(try dock.status().pausedUntil == nil)
-    #expect(try dock.request(.pause(until: .absolute(monday.adding(days: 366)))).ok == true)
+    #expect(try dock.request("pause", "--until", "\(monday.adding(days: 366))").ok == true)
     #expect(try dock.status().pausedUntil == monday.adding(days: 366))
   }
 
@@ -111,18 +114,18 @@ struct EditAndPauseTests {
     try dock.start()
     try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
     try dock.addAlarm(7, 0, on: monday)
-    #expect(try dock.request(.pause(until: .tomorrow)).ok == true)
+    #expect(try dock.request("pause", "--until", "tomorrow").ok == true)
     var status = try dock.status()
     #expect(status.pausedUntil == monday.adding(days: 1))
     #expect(try status.nextAlarmAt == at("2026-03-03T06:30:00Z"))
     #expect(
-      try dock.request(.alarmList).alarms?.allSatisfy { $0.alarm.pausedUntil == monday.adding(days: 1) }
+      try dock.request("alarm", "list").alarms?.allSatisfy { $0.alarm.pausedUntil == monday.adding(days: 1) }
         == true)
 
     try dock.advance(to: "2026-03-02T08:00:00Z")
     #expect(try dock.guards().isEmpty)
     #expect(try dock.history().isEmpty)
-    #expect(try dock.request(.pause(until: nil)).ok == true)
+    #expect(try dock.request("resume").ok == true)
     status = try dock.status()
     #expect(status.pausedUntil == nil)
     try dock.advance(to: "2026-03-03T06:30:00Z")

@@ -51,7 +51,7 @@ struct ManualClockDaemonTests {
     try dock.advance(.seconds(60))
     #expect(try dock.guards().first?.ringing == true)
 
-    #expect(try dock.request(.stop).ok == true)
+    #expect(try dock.request("stop").ok == true)
     var open = try #require(try dock.guards().first)
     #expect(!open.ringing && open.bypassCount == 1)
     #expect(open.retryAt == dock.now.adding(seconds: 300))
@@ -140,7 +140,7 @@ struct ManualClockDaemonTests {
     try dock.start()
     try dock.addAlarm(6, 1, on: LocalDate(year: 2026, month: 3, day: 2))
     try dock.advance(.seconds(60))
-    try dock.request(.stop)
+    try dock.request("stop")
 
     try dock.stepWall(by: .seconds(3600))
     var open = try #require(try dock.guards().first)
@@ -197,7 +197,7 @@ struct ManualClockDaemonTests {
     dock.clock.setWall(to: .seconds(try ManualDock.unixSeconds("2026-10-24T23:00:00Z")))
     try dock.start()
     // Everything between March and October was missed while it was down.
-    _ = try dock.request(.acknowledge)
+    _ = try dock.request("acknowledge")
     let startsBefore = dock.bench.audio?.starts ?? 0
     try dock.advance(to: "2026-10-25T00:30:00Z")
     #expect(try dock.guards().first?.ringing == true, "the first 02:30 (CEST)")
@@ -237,7 +237,7 @@ struct ManualClockDaemonTests {
   func pairingThroughTheReader() throws {
     let dock = try ManualDock(paired: false)
     try dock.start()
-    let pairing = try dock.open(.pair(timeoutSeconds: 30))
+    let pairing = try dock.open("pair")
     #expect(try pairing.replies().first?.progress != nil)
     #expect(dock.bench.reader?.isPolling == true)
     let tag = try TagUID(parsing: "04:11:22:33:44:55:66")
@@ -248,7 +248,7 @@ struct ManualClockDaemonTests {
     #expect(try dock.status().pairedTag == tag.masked)
     #expect(dock.bench.reader?.isPolling == false)
 
-    let second = try dock.open(.pair(timeoutSeconds: 30))
+    let second = try dock.open("pair")
     _ = try second.replies()
     try dock.advance(.seconds(30))
     let reply = try #require(try second.replies().last)
@@ -273,7 +273,7 @@ struct ManualClockDaemonTests {
     try dock.advance(.seconds(60))
     var delays: [Int64] = []
     for _ in 0..<4 {
-      try dock.request(.stop)
+      try dock.request("stop")
       let retryAt = try #require(try dock.guards().first?.retryAt)
       delays.append(retryAt.seconds(since: dock.now))
       try dock.advance(.seconds(retryAt.seconds(since: dock.now)))

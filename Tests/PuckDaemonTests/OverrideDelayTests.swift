@@ -21,16 +21,16 @@ struct OverrideDelayTests {
   @Test("a stop during the countdown cancels the override; an override while the wake-up is quiet is refused")
   func countsOnlyWhileRinging() throws {
     let dock = try ringingDock()
-    let override = try dock.open(.override)
+    let override = try dock.open("override")
     #expect(try override.replies().first?.progress?.contains("WITHOUT a scan") == true)
-    #expect(try dock.request(.stop).ok == true)
+    #expect(try dock.request("stop").ok == true)
     let cancelled = try #require(try override.replies().last)
     #expect(
       cancelled.failure?.message.contains("override cancelled: the ring was stopped") == true, "\(cancelled)")
     #expect(try dock.status().overrideAt == nil)
 
     // Quiet after the stop: refused until the retry rings again (retry_delay, 60 s).
-    let quiet = try dock.request(.override)
+    let quiet = try dock.request("override")
     #expect(quiet.failure?.kind == .refused)
     #expect(quiet.failure?.message.contains("only while the ring goes on") == true)
     try dock.advance(.seconds(60))
@@ -43,7 +43,7 @@ struct OverrideDelayTests {
   )
   func closesAfterTheDelay() throws {
     let dock = try ringingDock()
-    let override = try dock.open(.override)
+    let override = try dock.open("override")
     #expect(try override.replies().first?.progress?.contains("WITHOUT a scan") == true)
     var status = try dock.status()
     #expect(status.overrideAt == dock.now.adding(seconds: 120))
@@ -62,16 +62,16 @@ struct OverrideDelayTests {
     #expect(status.overrides?.count == 1, "shown until acknowledged")
     #expect(try dock.history().first?.outcome == .overridden)
 
-    #expect(try dock.request(.acknowledge).ok == true)
+    #expect(try dock.request("acknowledge").ok == true)
     #expect(try dock.status().overrides?.isEmpty != false)
   }
 
   @Test("override --cancel from another client stops it: the wake-up stays open and keeps ringing")
   func cancelled() throws {
     let dock = try ringingDock()
-    let override = try dock.open(.override)
+    let override = try dock.open("override")
     _ = try override.replies()
-    #expect(try dock.request(.overrideCancel).message?.contains("cancelled") == true)
+    #expect(try dock.request("override", "--cancel").message?.contains("cancelled") == true)
     #expect(try override.replies().last?.ok == false)
     try dock.advance(.seconds(300))
     #expect(try dock.guards().count == 1)
@@ -82,7 +82,7 @@ struct OverrideDelayTests {
   @Test("the client going away (Ctrl-C) cancels it")
   func abandoned() throws {
     let dock = try ringingDock()
-    let override = try dock.open(.override)
+    let override = try dock.open("override")
     _ = try override.replies()
     override.hangUp()
     try dock.settle()
@@ -94,7 +94,7 @@ struct OverrideDelayTests {
   @Test("a scan during the countdown ends the wake-up as usual; nothing is overridden")
   func scanMeanwhile() throws {
     let dock = try ringingDock()
-    let override = try dock.open(.override)
+    let override = try dock.open("override")
     _ = try override.replies()
     dock.bench.reader?.present(dock.puck)
     let reply = try #require(try override.replies().last)
@@ -107,12 +107,12 @@ struct OverrideDelayTests {
   @Test("a second override while one counts down is refused; override_delay = 0s closes at once")
   func secondAndImmediate() throws {
     let dock = try ringingDock()
-    let first = try dock.open(.override)
+    let first = try dock.open("override")
     _ = try first.replies()
-    #expect(try dock.request(.override).failure?.kind == .refused)
+    #expect(try dock.request("override").failure?.kind == .refused)
 
     let immediate = try ringingDock(delay: "0s")
-    #expect(try immediate.request(.override).message?.contains("closed 1 wake-up") == true)
+    #expect(try immediate.request("override").message?.contains("closed 1 wake-up") == true)
     #expect(try immediate.guards().isEmpty)
   }
 }

@@ -13,7 +13,7 @@ import Testing
 struct PreflightCheckTests {
   /// `puckctl check` over the socket.
   private func check(_ dock: ManualDock) throws -> (reply: ControlReply, report: PreflightReport) {
-    let reply = try dock.request(.check)
+    let reply = try dock.request("check")
     return (reply, try #require(reply.check))
   }
 
@@ -102,12 +102,12 @@ struct PreflightCheckTests {
     let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
     try dock.start()
     try #require(dock.bench.reader).stopAnsweringChecks()
-    let waiting = try dock.open(.check)
+    let waiting = try dock.open("check")
     // Each connection's deadline is a timer of the dock's clock, holding an eventfd.
     let before = dock.clock.timerCount
     // A member looping connect, check, hang up while the reader keeps the check waiting (5 s).
     for _ in 0..<40 {
-      try dock.open(.check).hangUp()
+      try dock.open("check").hangUp()
       try dock.settle()
     }
     #expect(
@@ -150,7 +150,7 @@ struct PreflightCheckTests {
   func remoteReaderOffline() throws {
     let dock = try ManualDock(at: "2026-03-02T06:00:00Z", config: "[reader]\ndevice = none\n")
     try dock.start()
-    #expect(try dock.request(.readerAdd("kitchen")).ok == true)
+    #expect(try dock.request("reader", "add", "kitchen").ok == true)
     try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
     try dock.settle()
     #expect(try check(dock).report.passed)

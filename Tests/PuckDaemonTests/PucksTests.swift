@@ -17,7 +17,8 @@ struct PucksTests {
 
   /// Pairs `uid` as `name` with two presentations on the scripted reader.
   private func pair(_ uid: TagUID, as name: String?, on dock: ManualDock) throws -> ControlReply {
-    let connection = try dock.open(.pair(timeoutSeconds: 30, name: name))
+    let connection = try dock.open(
+      try ControlRequest(commandLine: ["pair"] + (name.map { ["--name", $0] } ?? [])))
     let reader = try #require(dock.bench.reader)
     reader.present(uid)
     _ = try connection.replies()
@@ -35,7 +36,7 @@ struct PucksTests {
     let paired = try pair(backup, as: "backup in the car", on: dock)
     #expect(paired.ok == true, "\(paired)")
     #expect(paired.message?.contains("2 pucks are paired") == true)
-    var pucks = try #require(try dock.request(.pucks).pucks)
+    var pucks = try #require(try dock.request("pucks").pucks)
     #expect(pucks.map(\.name) == ["primary", "backup in the car"])
     #expect(pucks.map(\.tag) == ["…:33:44", "…:55:66"])
 
@@ -46,7 +47,7 @@ struct PucksTests {
     try dock.settle()
     #expect(try dock.guards().isEmpty, "the backup ended it")
     #expect(try dock.history().last?.puck == "backup in the car (…:55:66)")
-    pucks = try #require(try dock.request(.pucks).pucks)
+    pucks = try #require(try dock.request("pucks").pucks)
     #expect(pucks.last?.lastSeen == dock.now)
     #expect(pucks.first?.lastSeen == nil, "the primary has not been seen since it was paired")
     let status = try dock.status()
@@ -61,9 +62,9 @@ struct PucksTests {
     let again = try pair(dock.puck, as: "spare", on: dock)
     #expect(again.failure?.kind == .refused)
     #expect(again.failure?.message.contains("already paired, as primary") == true, "\(again)")
-    let name = try dock.request(.pair(timeoutSeconds: 30, name: "primary"))
+    let name = try dock.request("pair", "--name", "primary")
     #expect(name.failure?.message.contains("already named 'primary'") == true, "\(name)")
-    #expect(try dock.request(.pucks).pucks?.count == 1)
+    #expect(try dock.request("pucks").pucks?.count == 1)
   }
 
   @Test("unpair: refused while a wake-up is open, needs a name among several, and the last needs confirming")
@@ -73,19 +74,19 @@ struct PucksTests {
     #expect(try pair(backup, as: "backup", on: dock).ok == true)
     try dock.addAlarm(6, 1, days: Set(Weekday.allCases))
     try dock.advance(.seconds(60))
-    #expect(try dock.request(.unpair(name: "backup")).failure?.kind == .refused, "a wake-up is open")
+    #expect(try dock.request("unpair", "--name", "backup").failure?.kind == .refused, "a wake-up is open")
     try #require(dock.bench.reader).present(dock.puck)
     try dock.settle()
 
-    #expect(try dock.request(.unpair()).failure?.kind == .badRequest, "which one?")
-    #expect(try dock.request(.unpair(name: "nope")).failure?.kind == .notFound)
-    #expect(try dock.request(.unpair(name: "backup")).ok == true)
-    let last = try dock.request(.unpair())
+    #expect(try dock.request("unpair").failure?.kind == .badRequest, "which one?")
+    #expect(try dock.request("unpair", "--name", "nope").failure?.kind == .notFound)
+    #expect(try dock.request("unpair", "--name", "backup").ok == true)
+    let last = try dock.request("unpair")
     #expect(last.failure?.kind == .refused)
     #expect(last.failure?.message.contains("--yes") == true, "\(last)")
-    #expect(try dock.request(.pucks).pucks?.count == 1, "still paired")
-    #expect(try dock.request(.unpair(confirmed: true)).ok == true)
-    #expect(try dock.request(.pucks).pucks?.isEmpty == true)
+    #expect(try dock.request("pucks").pucks?.count == 1, "still paired")
+    #expect(try dock.request("unpair", "--yes").ok == true)
+    #expect(try dock.request("pucks").pucks?.isEmpty == true)
     #expect(!FileManager.default.fileExists(atPath: dock.stateDirectory + "/pairing.json"))
   }
 }

@@ -11,7 +11,7 @@ struct RehearsalTests {
   func passesWithThePuck() throws {
     let dock = try ManualDock()
     try dock.start()
-    let test = try dock.open(.test(seconds: 2, scanSeconds: 10))
+    let test = try dock.open("test", "--seconds", "2", "--scan-seconds", "10")
     #expect(try test.replies().isEmpty)
     #expect(dock.bench.audio?.calls.first == .start(volume: 0.3, ramp: .zero), "low: start_volume, no ramp")
     #expect(dock.bench.reader?.isPolling == false, "the field stays off while it rings")
@@ -34,14 +34,14 @@ struct RehearsalTests {
   func failsWithoutThePuck() throws {
     let dock = try ManualDock()
     try dock.start()
-    let silent = try dock.open(.test(seconds: 1, scanSeconds: 10))
+    let silent = try dock.open("test", "--seconds", "1", "--scan-seconds", "10")
     try dock.advance(.seconds(11))
     let all = try silent.replies()
     let timedOut = try #require(all.last(where: { $0.ok != nil }))
     #expect(timedOut.ok == false)
     #expect(timedOut.failure?.message.contains("puck: FAILED — no tag within 10 s") == true)
 
-    let wrong = try dock.open(.test(seconds: 1, scanSeconds: 10))
+    let wrong = try dock.open("test", "--seconds", "1", "--scan-seconds", "10")
     try dock.advance(.seconds(1))
     dock.bench.reader?.present(dock.stranger)
     let reply = try #require(try wrong.replies().last(where: { $0.ok != nil }))
@@ -53,7 +53,7 @@ struct RehearsalTests {
   func lyingPuckIsNotAScan() throws {
     let dock = try ManualDock()
     try dock.start()
-    let test = try dock.open(.test(seconds: 1, scanSeconds: 10))
+    let test = try dock.open("test", "--seconds", "1", "--scan-seconds", "10")
     try dock.advance(.seconds(1))
     dock.bench.reader?.present(dock.puck, fresh: false)
     try dock.settle()
@@ -74,7 +74,7 @@ struct RehearsalTests {
     try dock.start()
     try dock.addAlarm(6, 1)
     try dock.advance(.seconds(55))
-    let test = try dock.open(.test(seconds: 10, scanSeconds: 10))
+    let test = try dock.open("test", "--seconds", "10", "--scan-seconds", "10")
     try dock.advance(.seconds(5))
     #expect(try test.replies().last?.failure?.message == "rehearsal interrupted")
     #expect(try dock.guards().first?.ringing == true)

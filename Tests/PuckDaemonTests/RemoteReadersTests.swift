@@ -20,7 +20,7 @@ struct RemoteReadersTests {
       status.devices.contains { $0.name == "reader" && $0.detail.contains("no remote reader is enrolled") })
     #expect(!status.protected)
 
-    let added = try dock.request(.readerAdd("kitchen"))
+    let added = try dock.request("reader", "add", "kitchen")
     #expect(added.ok == true)
     let key = try #require(added.message?.firstMatch(of: #/[0-9a-f]{64}/#).map { String($0.output) })
     let path = dock.stateDirectory + "/reader-kitchen.key"
@@ -32,30 +32,30 @@ struct RemoteReadersTests {
     try dock.settle()
     status = try dock.status()
     #expect(status.devices.filter { $0.name == "reader" }.count == 1)
-    #expect(try dock.request(.readerAdd("kitchen")).failure?.kind == .refused, "enrolled once")
+    #expect(try dock.request("reader", "add", "kitchen").failure?.kind == .refused, "enrolled once")
 
     try dock.addAlarm(6, 1, days: Set(Weekday.allCases))
     #expect(!kitchen.isPolling)
     try dock.advance(.seconds(60))
     #expect(try dock.guards().first?.ringing == true)
     #expect(kitchen.isPolling, "the field is on while the wake-up is open")
-    #expect(try dock.request(.readerRemove("kitchen")).failure?.kind == .refused)
+    #expect(try dock.request("reader", "rm", "kitchen").failure?.kind == .refused)
     kitchen.present(dock.puck)
     try dock.settle()
     #expect(try dock.guards().isEmpty, "the kitchen's scan ended it")
     #expect(!kitchen.isPolling)
 
-    #expect(try dock.request(.readerRemove("kitchen")).ok == true)
+    #expect(try dock.request("reader", "rm", "kitchen").ok == true)
     #expect(!FileManager.default.fileExists(atPath: path))
     #expect(kitchen.isStopped)
-    #expect(try dock.request(.readerRemove("kitchen")).failure?.kind == .notFound)
+    #expect(try dock.request("reader", "rm", "kitchen").failure?.kind == .notFound)
   }
 
   @Test("a remote reader that is not working: not protected, by name, and it still is after a restart")
   func unreachableReaderIsNamed() throws {
     let dock = try ManualDock(at: "2026-03-02T06:00:00Z", config: "[reader]\ndevice = none\n")
     try dock.start()
-    #expect(try dock.request(.readerAdd("kitchen")).ok == true)
+    #expect(try dock.request("reader", "add", "kitchen").ok == true)
     try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
     try dock.settle()
     #expect(try dock.status().protected)
@@ -75,7 +75,7 @@ struct RemoteReadersTests {
   func healthBetweenEvents() throws {
     let dock = try ManualDock(at: "2026-03-02T06:00:00Z", config: "[reader]\ndevice = none\n")
     try dock.start()
-    #expect(try dock.request(.readerAdd("kitchen")).ok == true)
+    #expect(try dock.request("reader", "add", "kitchen").ok == true)
     let kitchen = try #require(dock.bench.remote("kitchen"))
     try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
     try dock.settle()
@@ -85,10 +85,10 @@ struct RemoteReadersTests {
 
     kitchen.drift(DeviceCondition(.ok, "kitchen: online (heard 7 s ago)"))
     #expect(try readerDetail() == "kitchen: online (heard 7 s ago)", "the detail moves on without an event")
-    #expect(try dock.request(.readerList).message == "ok: kitchen: online (heard 7 s ago)")
+    #expect(try dock.request("reader", "list").message == "ok: kitchen: online (heard 7 s ago)")
 
     kitchen.drift(DeviceCondition(.ok, "kitchen: online (heard 9 s ago)"))
-    #expect(try dock.request(.readerList).message == "ok: kitchen: online (heard 9 s ago)")
+    #expect(try dock.request("reader", "list").message == "ok: kitchen: online (heard 9 s ago)")
     #expect(try dock.status().protected)
 
     kitchen.report(DeviceCondition(.fault, "kitchen: silent"))

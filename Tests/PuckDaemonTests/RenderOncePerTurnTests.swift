@@ -62,7 +62,7 @@ struct RenderOncePerTurnTests {
     try dock.start()
     let add = try Self.cost(dock) {
       let draft = AlarmDraft(time: WallTime(hour: 7, minute: 0), recurrence: .next)
-      let reply = try dock.request(.alarmAdd(draft))
+      let reply = try dock.request(ControlRequest(adding: draft))
       #expect(reply.ok == true)
     }
     #expect(add.renders == 1)

@@ -32,7 +32,7 @@ struct StateRetryTests {
       return false
     }
     #expect(unreadable == true, "status names the held file")
-    #expect(try dock.request(.alarmList).alarms?.isEmpty == true, "nothing is made up in its place")
+    #expect(try dock.request("alarm", "list").alarms?.isEmpty == true, "nothing is made up in its place")
 
     // It reads again; no request comes, only time passes.
     try FileManager.default.removeItem(atPath: path)

@@ -37,7 +37,7 @@ struct TimeCasesTests {
     try dock.addAlarm(6, 30, days: daily)
     try dock.addAlarm(9, 0, on: LocalDate(year: 2026, month: 3, day: 2))
     try dock.advance(.seconds(60))
-    #expect(try dock.request(.stop).ok == true, "06:01 rings and is bypassed: its guard is deferred")
+    #expect(try dock.request("stop").ok == true, "06:01 rings and is bypassed: its guard is deferred")
     let start = dock.now
 
     dock.clock.setSynchronized(step.synchronized)
@@ -60,7 +60,7 @@ struct TimeCasesTests {
     }
     #expect(retryRangAt == wallAtStep.adding(seconds: 300))
 
-    let history = try dock.request(.history(HistoryQuery(limit: 1000))).history ?? []
+    let history = try dock.request("history", "--limit", "1000").history ?? []
     let keys = history.map { "\($0.occurrence.alarmID)@\($0.occurrence.scheduledAt.unixSeconds)" }
     #expect(Set(keys).count == keys.count, "no occurrence is recorded twice: \(keys)")
     // Every occurrence from the start to where the clock ends is in history once: rung (woke)
@@ -176,7 +176,7 @@ struct TimeCasesTests {
     try dock.addAlarm(6, 1, on: today)
     try dock.addAlarm(6, 20, on: today)
     try dock.advance(.seconds(60))
-    try dock.request(.stop)
+    try dock.request("stop")
     // Asleep from 06:01 to 06:26: the retry (06:06) and the 06:20 alarm fell due meanwhile.
     dock.clock.suspend(for: .seconds(25 * 60))
     try dock.settle()

@@ -4,11 +4,12 @@
 func fuzzControlWire(_ data: UnsafeBufferPointer<UInt8>) {
   if let command = try? ControlWire.decode(data) {
     let line = ControlWire.encode(command)
-    let again: ControlCommand
+    let again: ControlRequest
     do {
       again = try ControlWire.decode(line)
     } catch {
-      fuzzCheck(false, "re-encoded command \(String(decoding: line, as: UTF8.self)) does not decode: \(error)")
+      fuzzCheck(
+        false, "re-encoded command \(String(decoding: line, as: UTF8.self)) does not decode: \(error)")
       return
     }
     fuzzCheck(again == command, "round trip changed \(command) into \(again)")

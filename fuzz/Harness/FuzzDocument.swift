@@ -29,7 +29,8 @@ private func roundTrip<Payload: VersionedPayload & Equatable>(_ type: Payload.Ty
       // Finding 3 in fuzz/README.md: an instant in year 0000 or 9999 with an offset that moves
       // it out of those years is accepted but written in a form that does not read back.
       let known = "\(error)".contains("is not an ISO 8601 instant")
-      fuzzCheck(known && !strictZoneChecks, "\(type) decoded but its re-encoding does not read back: \(error)")
+      fuzzCheck(
+        known && !strictZoneChecks, "\(type) decoded but its re-encoding does not read back: \(error)")
     }
   }
 }

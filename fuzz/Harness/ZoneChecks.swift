@@ -81,7 +81,8 @@ func checkResolution(_ rules: ZoneRules, local: Int64, result: Int64, offsets: [
   // and 2 in fuzz/README.md): fail on that with PUCK_FUZZ_STRICT=1, else skip the check here.
   let window: Int64 = 93_599 + 3600
   if let missed = unlistedOffsetChange(rules, after: local - window, through: local + window) {
-    fuzzCheck(!strictZoneChecks, "\(rules.name): offset changes at \(missed) but offsetChanges does not list it")
+    fuzzCheck(
+      !strictZoneChecks, "\(rules.name): offset changes at \(missed) but offsetChanges does not list it")
     return
   }
   // The instants whose local time is `local`: t = local − o where the offset at t is o.

@@ -1,4 +1,4 @@
-/// The name of a control command: on the wire (`"command"`), in logs and in the table.
+/// The name of a command: on the wire (`"command"`), in logs and in the table.
 public enum CommandName: String, CaseIterable, Hashable, Sendable {
   case status
   case pair
@@ -26,11 +26,15 @@ public enum CommandName: String, CaseIterable, Hashable, Sendable {
   case readerAdd = "reader.add"
   case readerRemove = "reader.rm"
   case readerList = "reader.list"
+  // Answered by puckctl itself; puckd refuses them as unknown.
+  case stats
+  case calendar
+  case completion
 }
 
-/// The one table of control commands. puckctl parses, checks and explains its command line
-/// from it; puckd's decoder takes its defaults and bounds and its role check takes its roles
-/// from it. The man page is checked against it by a test.
+/// The one table of commands. puckctl parses, checks, explains and completes its command line
+/// from it; puckd's decoder takes its fields, defaults and bounds, and its role check its
+/// roles, from it. The man page and the README are checked against it by tests.
 public enum CommandTable {
   /// `pair --timeout`: seconds to wait for the tag.
   public static let pairTimeout = BoundedInteger(
@@ -54,9 +58,19 @@ public enum CommandTable {
     range: 0...Int.max, defaultValue: nil, unitSuffix: nil,
     wireRule: "a history cursor is a value an earlier history reply gave",
     optionRule: "--before takes the cursor a history page printed (puckctl history --before N)")
+  /// `stats --weeks`: how far back.
+  public static let statsWeeks = BoundedInteger(
+    range: 1...520, defaultValue: 12, unitSuffix: nil, wireRule: "", optionRule: "--weeks takes 1-520")
+  /// `calendar --count`: how many fires.
+  public static let calendarCount = BoundedInteger(
+    range: 1...1000, defaultValue: 1, unitSuffix: nil, wireRule: "",
+    optionRule: "--count takes a whole number from 1 to 1000")
 
   /// Every command, in the order `puckctl --help` lists them.
   public static let all: [CommandSpec] = CommandName.allCases.map(\.spec)
+
+  /// The commands sent to puckd.
+  public static let daemon: [CommandSpec] = all.filter { $0.home == .daemon }
 
   /// The command typed as `words` (`["alarm", "rm"]`), if there is one.
   public static func spec(words: [String]) -> CommandSpec? {
@@ -68,9 +82,17 @@ public enum CommandTable {
     all.filter { $0.words.count == 2 && $0.words[0] == word }.map { $0.words[1] }
   }
 
-  /// What `puckctl WORD --help` prints, if `word` starts a command.
+  /// What `puckctl WORD --help` prints, if `word` starts a command: a group's sub-commands'
+  /// usage lines, then their details.
   public static func help(for word: String) -> String? {
-    all.first { $0.words.first == word }?.help
+    let specs = all.filter { $0.words.first == word }
+    guard let first = specs.first else { return nil }
+    guard specs.count > 1 else { return first.help }
+    let usage = specs.map { (spec: CommandSpec) in
+      (spec === first ? "usage: " : "       ") + (spec.role == .root ? "sudo " : "") + "puckctl "
+        + spec.synopsis
+    }
+    return (usage + specs.map(\.details).filter { !$0.isEmpty }).joined(separator: "\n")
   }
 
   /// The command lines of `puckctl --help`: synopsis, then summary from the 31st column (on a
@@ -85,208 +107,169 @@ public enum CommandTable {
       return synopsis + String(repeating: " ", count: column - synopsis.count) + spec.summary
     }
   }
+}
 
-  static let alarmHelp = """
-    usage: puckctl alarm add HH:MM[:SS] [--days mon,tue,...|weekdays|weekends|daily]
-                              [--date YYYY-MM-DD|today|tomorrow] [--label TEXT] [--no-puck]
-           puckctl alarm list [--json]
-           puckctl alarm rm ID | enable ID | disable ID | skip ID
-           puckctl alarm edit ID [--time HH:MM] [--days ...|--date ...] [--label TEXT]
-                                 [--puck|--no-puck]
-           puckctl alarm pause ID --until YYYY-MM-DD|today|tomorrow
-           puckctl alarm resume ID
-    Without --days or --date an alarm rings once, at the next HH:MM. That, 'today' and
-    'tomorrow' follow the dock's clock and time zone, not this shell's. 'skip' skips only the
-    next occurrence. --no-puck: a stop ends it, no scan needed. 'pause --until DATE': nothing
-    rings before DATE, the first day it rings again, at most a year ahead. Edit, pause and
-    resume are refused for an alarm whose wake-up is open.
-    """
+extension CommandSpec {
+  fileprivate static func === (lhs: CommandSpec, rhs: CommandSpec) -> Bool { lhs.name == rhs.name }
+}
+
+extension CommandArgument {
+  fileprivate static let days = CommandArgument(.option("days"), .days, field: .days)
+  fileprivate static let date = CommandArgument(.option("date"), .date, field: .date)
+  fileprivate static let label = CommandArgument(.option("label"), .text(.label), field: .label)
+  fileprivate static let noPuck = CommandArgument(.option("no-puck"), .flag(false), field: .requiresPuck)
+  fileprivate static let alarmID = CommandArgument.operand(.alarmID, .id)
+  fileprivate static let until = CommandArgument(.option("until"), .date, field: .until, required: true)
+  fileprivate static let puckName = CommandArgument(.option("name"), .text(.puckName), field: .name)
+  fileprivate static let readerName = CommandArgument.operand(.text(.readerName), .reader)
 }
 
 extension CommandName {
-  /// This command's row of the table. A switch rather than a dictionary, so the compiler
-  /// holds every name to having a row.
+  /// This command's declaration. A switch rather than a dictionary, so the compiler holds
+  /// every name to having one.
   public var spec: CommandSpec {
     switch self {
     case .status:
       return CommandSpec(
-        name: self, words: ["status"], role: .anyone, operand: nil, options: [.json],
-        synopsis: "status [--json]", summary: "is the dock protected? next alarm, wake-ups, devices",
-        help: """
-          usage: puckctl status [--json]
+        self, ["status"], .anyone, [.json], summary: "is the dock protected? next alarm, wake-ups, devices",
+        details: """
           Next alarm, open wake-ups, reader/audio/buzzer health, pairing, clock sync, and whether the
           dock is protected. Exits 1 when it is not protected, and says why.
           """)
     case .pair:
       return CommandSpec(
-        name: self, words: ["pair"], role: .root, operand: nil,
-        options: [
-          CommandOption(name: "timeout", value: .integer(CommandTable.pairTimeout)),
-          CommandOption(name: "name", value: .label),
+        self, ["pair"], .root,
+        [
+          .puckName, CommandArgument(.option("timeout"), .integer(CommandTable.pairTimeout), field: .seconds),
         ],
-        synopsis: "pair [--name NAME] [--timeout 30s]", summary: "pair a puck: scan it twice (root)",
-        help: """
-          usage: sudo puckctl pair [--name NAME] [--timeout 30s]
+        summary: "pair a puck: scan it twice (root)",
+        details: """
           Waits for a tag on the reader, then asks for the same tag again to confirm, and adds it
           to the paired pucks under NAME (default: primary for the first, then puck 2, …; at most
           8 pucks). Any paired puck ends a wake-up: pair a backup and keep it elsewhere. Refused
           while a wake-up is open. In --simulate mode the scans come from 'puckctl scan UID'.
+          --timeout: seconds to wait for each scan (default 30s).
           """)
     case .unpair:
       return CommandSpec(
-        name: self, words: ["unpair"], role: .root, operand: nil,
-        options: [CommandOption(name: "name", value: .label), CommandOption(name: "yes", value: .flag)],
-        synopsis: "unpair [--name NAME] [--yes]", summary: "forget a paired puck (root)",
-        help: """
-          usage: sudo puckctl unpair [--name NAME] [--yes]
+        self, ["unpair"], .root, [.puckName, CommandArgument(.option("yes"), .flag(true), field: .yes)],
+        summary: "forget a paired puck (root)",
+        details: """
           Forgets the puck named NAME (the only one when there is one). Refused while a wake-up is
           open. Forgetting the last puck while an enabled alarm needs one leaves nothing that ends
           a wake-up: it asks for the word unpair, unless --yes is given.
           """)
     case .pucks:
       return CommandSpec(
-        name: self, words: ["pucks"], role: .anyone, operand: nil,
-        options: [.json],
-        synopsis: "pucks [--json]", summary: "the paired pucks, and when each was last seen",
-        help:
-          "usage: puckctl pucks [--json]\nLists the paired pucks: name, tag (masked), when paired, when last seen."
-      )
+        self, ["pucks"], .anyone, [.json], summary: "the paired pucks, and when each was last seen",
+        details: "Lists the paired pucks: name, tag (masked), when paired, when last seen.")
     case .alarmAdd:
       return CommandSpec(
-        name: self, words: ["alarm", "add"], role: .member, operand: .time,
-        options: [.days, .date, .label, .noPuck],
-        synopsis: "alarm add HH:MM [...]", summary: "add an alarm (see 'puckctl alarm --help')",
-        help: CommandTable.alarmHelp)
+        self, ["alarm", "add"], .member,
+        [
+          .operand(.time, .time), .days, .date, .label,
+          CommandArgument(.option("no-puck"), .flag(false), field: .requiresPuck, default: .flag(true)),
+        ],
+        exclusive: [[.days, .date]], summary: "add an alarm (see 'puckctl alarm --help')",
+        details: """
+          Without --days or --date an alarm rings once, at the next HH:MM. That, 'today' and
+          'tomorrow' follow the dock's clock and time zone, not this shell's. --no-puck: a stop
+          ends it, no scan needed.
+          """)
     case .alarmList:
       return CommandSpec(
-        name: self, words: ["alarm", "list"], role: .anyone, operand: nil,
-        options: [.json], synopsis: "alarm list [--json]",
-        summary: "the alarms and when each rings next", help: CommandTable.alarmHelp)
+        self, ["alarm", "list"], .anyone, [.json], summary: "the alarms and when each rings next",
+        details: """
+          A pause shows as (paused until DATE) when it is the alarm's own, which 'alarm resume ID'
+          ends, and as (dock paused until DATE) when the whole dock is paused, which 'resume' ends.
+          """)
     case .alarmRemove:
-      return alarmChange(["alarm", "rm"], summary: "remove an alarm")
+      return CommandSpec(self, ["alarm", "rm"], .member, [.alarmID], summary: "remove an alarm", details: "")
     case .alarmEnable:
-      return alarmChange(["alarm", "enable"], summary: "let an alarm ring again")
+      return CommandSpec(
+        self, ["alarm", "enable"], .member, [.alarmID], summary: "let an alarm ring again", details: "")
     case .alarmDisable:
-      return alarmChange(["alarm", "disable"], summary: "keep an alarm without ringing it")
+      return CommandSpec(
+        self, ["alarm", "disable"], .member, [.alarmID], summary: "keep an alarm without ringing it",
+        details: "")
     case .alarmSkip:
-      return alarmChange(["alarm", "skip"], summary: "skip only the next occurrence")
+      return CommandSpec(
+        self, ["alarm", "skip"], .member, [.alarmID], summary: "skip only the next occurrence",
+        details: "'skip' skips only the next occurrence.")
     case .alarmEdit:
       return CommandSpec(
-        name: self, words: ["alarm", "edit"], role: .member, operand: .alarmID,
-        options: [
-          CommandOption(name: "time", value: .time), .days, .date, .label,
-          CommandOption(name: "puck", value: .flag), .noPuck,
+        self, ["alarm", "edit"], .member,
+        [
+          .alarmID, CommandArgument(.option("time"), .time, field: .time), .days, .date, .label,
+          CommandArgument(.option("puck"), .flag(true), field: .requiresPuck), .noPuck,
         ],
-        synopsis: "alarm edit ID [...]", summary: "change an alarm's time, days, date, label or puck",
-        help: CommandTable.alarmHelp)
+        exclusive: [[.days, .date]], needsAnOption: true,
+        summary: "change an alarm's time, days, date, label or puck",
+        details: "'edit' changes what it is given and keeps the rest.")
     case .alarmPause:
       return CommandSpec(
-        name: self, words: ["alarm", "pause"], role: .member, operand: .alarmID,
-        options: [CommandOption(name: "until", value: .date)], synopsis: "alarm pause ID --until DATE",
-        summary: "no ring from this alarm before DATE", help: CommandTable.alarmHelp)
+        self, ["alarm", "pause"], .member, [.alarmID, .until], summary: "no ring from this alarm before DATE",
+        details: """
+          'pause --until DATE': nothing rings before DATE, the first day it rings again, at most a
+          year ahead. Edit, pause and resume are refused for an alarm whose wake-up is open.
+          """)
     case .alarmResume:
-      return alarmChange(["alarm", "resume"], summary: "end an alarm's pause")
+      return CommandSpec(
+        self, ["alarm", "resume"], .member, [.alarmID], summary: "end an alarm's pause",
+        details: "'resume' ends the alarm's own pause (not the whole dock's: that is 'puckctl resume').")
     case .pause:
       return CommandSpec(
-        name: self, words: ["pause"], role: .member, operand: nil,
-        options: [CommandOption(name: "until", value: .date)],
-        synopsis: "pause --until DATE", summary: "no alarm rings before DATE (holidays)",
-        help: """
-          usage: puckctl pause --until YYYY-MM-DD|today|tomorrow
+        self, ["pause"], .member, [.until], summary: "no alarm rings before DATE (holidays)",
+        details: """
           Pauses the whole dock: no alarm rings on a day before DATE, the first day alarms ring
           again, at most a year ahead ('today' and 'tomorrow' are the dock's). Refused while a
           wake-up is open. Status and the alarm list show it. 'puckctl resume' ends it early.
           """)
     case .resume:
       return CommandSpec(
-        name: self, words: ["resume"], role: .member, operand: nil, options: [], synopsis: "resume",
-        summary: "end the whole dock's pause", help: "usage: puckctl resume\nEnds a pause of the whole dock.")
-    case .check:
-      return CommandSpec(
-        name: self, words: ["check"], role: .member, operand: nil,
-        options: [.json],
-        synopsis: "check [--json]", summary: "pre-flight check: read back what the next alarm needs",
-        help: """
-          usage: puckctl check [--json]
-          Runs the pre-flight check now, as puckd does at start and [enforcement] check_before
-          (10 min) ahead of every alarm: the reader answers, the pairing file reads back and
-          holds the paired tag, the audio device opens and the sound is loaded, the buzzer line
-          is held, the clock is synchronised, every remote reader is online, and the alarm timer
-          the kernel holds is the next alarm's. One line per part; exit status 1 if any failed.
-          """)
-    case .awake:
-      return CommandSpec(
-        name: self, words: ["awake"], role: .member, operand: nil, options: [], synopsis: "awake",
-        summary: "answer the wake-up check: I am up",
-        help: """
-          usage: puckctl awake
-          Answers the wake-up check ([enforcement] awake_check) while the dock waits for it, as
-          the dock button does. Without an answer within a minute the wake-up opens again.
-          """)
+        self, ["resume"], .member, summary: "end the whole dock's pause",
+        details: "Ends a pause of the whole dock (an alarm's own pause: 'puckctl alarm resume ID').")
     case .stop:
       return CommandSpec(
-        name: self, words: ["stop"], role: .member, operand: nil, options: [], synopsis: "stop",
-        summary: "silence the ring; it comes back after the retry delay",
-        help:
-          "usage: puckctl stop\nSilences the ring (a bypass, like the dock button); it rings again after the retry delay."
-      )
-    case .readerAdd:
-      return CommandSpec(
-        name: self, words: ["reader", "add"], role: .root, operand: .readerName,
-        options: [CommandOption(name: "key-stdin", value: .flag)],
-        synopsis: "reader add NAME [--key-stdin]", summary: "enrol a remote reader and print its key (root)",
-        help: """
-          usage: sudo puckctl reader add NAME [--key-stdin]
-          Enrols a reader node (a second board with a PN532, through the [mqtt] broker) under NAME
-          (1-32 of a-z 0-9 - _), makes its key and prints what to install on the node. Scans it
-          signs with that key can end a wake-up from then on. --key-stdin takes the key another
-          dock made for the same node (64 hex digits on standard input) instead of a new one, so
-          two docks share one reader node.
+        self, ["stop"], .member, summary: "silence the ring; it comes back after the retry delay",
+        details: """
+          Silences the ring (a bypass, like the dock button); it rings again after the retry delay.
+          Exits 3 when nothing is ringing.
           """)
-    case .readerRemove:
-      return CommandSpec(
-        name: self, words: ["reader", "rm"], role: .root, operand: .readerName, options: [],
-        synopsis: "reader rm NAME", summary: "remove a remote reader and its key (root)",
-        help: "usage: sudo puckctl reader rm NAME\nRemoves a remote reader. Refused while a wake-up is open.")
-    case .readerList:
-      return CommandSpec(
-        name: self, words: ["reader", "list"], role: .anyone, operand: nil, options: [],
-        synopsis: "reader list", summary: "the remote readers and their health",
-        help: "usage: puckctl reader list\nLists the enrolled remote readers, each with its health.")
     case .scan:
       return CommandSpec(
-        name: self, words: ["scan"], role: .member, operand: .tagUID, options: [], synopsis: "scan UID",
-        summary: "simulated scan (puckd --simulate only)",
-        help: "usage: puckctl scan UID\nDelivers a simulated scan (only to a daemon started with --simulate)."
-      )
+        self, ["scan"], .member, [.operand(.tagUID, .uid)], summary: "simulated scan (puckd --simulate only)",
+        details: """
+          Delivers a simulated scan (only to a daemon started with --simulate). UID is 4, 7 or 10
+          bytes in hex, separated by colons, dashes or spaces, or not at all: 04:A2:3B:11:22:33:44,
+          04-A2-3B-11-22-33-44 and 04A23B11223344 are the same tag.
+          """)
     case .override:
       return CommandSpec(
-        name: self, words: ["override"], role: .root, operand: nil,
-        options: [CommandOption(name: "yes", value: .flag), CommandOption(name: "cancel", value: .flag)],
-        synopsis: "override [--yes] | --cancel",
+        self, ["override"], .root,
+        [
+          CommandArgument(.option("yes"), .flag(true), field: .yes, sent: false),
+          CommandArgument(.option("cancel"), .flag(true), field: .cancel),
+        ],
         summary: "end every open wake-up without a scan, after a delay (root, recorded)",
-        help: """
-          usage: sudo puckctl override [--yes]
-                 sudo puckctl override --cancel
+        details: """
           Closes every open wake-up WITHOUT a scan, once [enforcement] override_delay (2 min by
           default) has passed with the ring going on; it waits and counts down meanwhile.
           Ctrl-C, or --cancel from another terminal, stops it and the wake-up stays open; a scan
           of the puck meanwhile ends the wake-up as usual. Recorded in history as an override
           and shown in status until acknowledged. Asks for the word override unless --yes is given.
+          Exits 3 when no wake-up is open (or, with --cancel, no override counts down).
           """)
     case .history:
       return CommandSpec(
-        name: self, words: ["history"], role: .anyone, operand: nil,
-        options: [
-          CommandOption(name: "json", value: .flag),
-          CommandOption(name: "limit", value: .integer(CommandTable.historyLimit)),
-          CommandOption(name: "before", value: .integer(CommandTable.historyCursor)),
-          CommandOption(name: "csv", value: .flag),
+        self, ["history"], .anyone,
+        [
+          .json, CommandArgument(.option("csv"), .flag(true), field: .csv, sent: false),
+          CommandArgument(.option("limit"), .integer(CommandTable.historyLimit), field: .limit),
+          CommandArgument(.option("before"), .integer(CommandTable.historyCursor), field: .before),
         ],
-        synopsis: "history [--json|--csv] [--limit N] [--before CURSOR]",
-        summary: "past wake-ups, newest last, a page at a time",
-        help: """
-          usage: puckctl history [--json|--csv] [--limit N] [--before CURSOR]
+        exclusive: [[.json, .csv]], summary: "past wake-ups, newest last, a page at a time",
+        details: """
           Past wake-ups, newest last, one line each: the alarm, when it first rang, how it ended
           (which puck on which reader, how long after the first ring), bypasses. The newest 20,
           or N (at most 1000). When there are older ones, the last line is the command that shows
@@ -296,15 +279,14 @@ extension CommandName {
           """)
     case .test:
       return CommandSpec(
-        name: self, words: ["test"], role: .member, operand: nil,
-        options: [
-          CommandOption(name: "seconds", value: .integer(CommandTable.testSeconds)),
-          CommandOption(name: "scan-seconds", value: .integer(CommandTable.testScanSeconds)),
+        self, ["test"], .member,
+        [
+          CommandArgument(.option("seconds"), .integer(CommandTable.testSeconds), field: .seconds),
+          CommandArgument(
+            .option("scan-seconds"), .integer(CommandTable.testScanSeconds), field: .scanSeconds),
         ],
-        synopsis: "test [--seconds N] [--scan-seconds N]",
         summary: "rehearsal: ring, scan the puck, check every part",
-        help: """
-          usage: puckctl test [--seconds N] [--scan-seconds N]
+        details: """
           A rehearsal that is not a wake-up: rings for N seconds (default 5) at the starting volume
           with the buzzer pattern, then asks you to scan your puck and waits (default 30 s; 0 does
           not ask), and reports one line per part: reader, audio, buzzer, button, LED and the puck.
@@ -312,16 +294,91 @@ extension CommandName {
           """)
     case .acknowledge:
       return CommandSpec(
-        name: self, words: ["acknowledge"], role: .member, operand: nil, options: [],
-        synopsis: "acknowledge", summary: "clear the state problems and missed alarms status shows",
-        help: "usage: puckctl acknowledge\nClears the state problems and missed alarms that status shows.")
-    }
-  }
+        self, ["acknowledge"], .member, summary: "clear the state problems and missed alarms status shows",
+        details: "Clears the state problems and missed alarms that status shows.")
+    case .check:
+      return CommandSpec(
+        self, ["check"], .member, [.json], summary: "pre-flight check: read back what the next alarm needs",
+        details: """
+          Runs the pre-flight check now, as puckd does at start and [enforcement] check_before
+          (10 min) ahead of every alarm: the reader answers, the pairing file reads back and
+          holds the paired tag, the audio device opens and the sound is loaded, the buzzer line
+          is held, the clock is synchronised, every remote reader is online, and the alarm timer
+          the kernel holds is the next alarm's. One line per part. Exits 1 when any part failed,
+          the clock included: an unsynchronised clock alone makes it 1. To tell the parts apart,
+          read --json: each of check.parts has its name (reader, pairing, audio, sound, buzzer,
+          clock, timer, remote NAME) and ok.
+          """)
+    case .awake:
+      return CommandSpec(
+        self, ["awake"], .member, summary: "answer the wake-up check: I am up",
+        details: """
+          Answers the wake-up check ([enforcement] awake_check) while the dock waits for it, as
+          the dock button does. Without an answer within a minute the wake-up opens again.
+          """)
+    case .readerAdd:
+      return CommandSpec(
+        self, ["reader", "add"], .root,
+        [.readerName, CommandArgument(.option("key-stdin"), .standardInput(.readerKey), field: .key)],
+        summary: "enrol a remote reader and print its key (root)",
+        details: """
+          Enrols a reader node (a second board with a PN532, through the [mqtt] broker) under NAME
+          (1-32 of a-z 0-9 - _), makes its key and prints what to install on the node. Scans it
+          signs with that key can end a wake-up from then on. --key-stdin takes the key another
+          dock made for the same node (64 hex digits on standard input) instead of a new one, so
+          two docks share one reader node.
+          """)
+    case .readerRemove:
+      return CommandSpec(
+        self, ["reader", "rm"], .root, [.readerName], summary: "remove a remote reader and its key (root)",
+        details: "Removes a remote reader. Refused while a wake-up is open.")
+    case .readerList:
+      return CommandSpec(
+        self, ["reader", "list"], .anyone, summary: "the remote readers and their health",
+        details: "Lists the enrolled remote readers, each with its health.")
+    case .stats:
+      return CommandSpec(
+        self, ["stats"], .anyone, home: .client,
+        [CommandArgument(.option("weeks"), .integer(CommandTable.statsWeeks), field: .weeks), .json],
+        summary: "streak, time to get up per weekday, bypasses per week",
+        details: """
+          From the history of the last N weeks (default 12, 1-520): the streak of wake-ups ended by a
+          scan of the puck (an override or a missed alarm ends it), the median time from the first
+          ring to the scan per weekday, and wake-ups, bypasses, overrides and missed alarms per week.
+          --json prints the figures as one JSON object, nothing else.
+          """)
+    case .calendar:
+      return CommandSpec(
+        self, ["calendar"], .anyone, home: .client,
+        [
+          .operand(.time, .time), .days, .date,
+          CommandArgument(.option("tz"), .text(.free("ZONE")), field: .tz),
+          CommandArgument(.option("after"), .text(.free("ISO8601")), field: .after),
+          CommandArgument(.option("count"), .integer(CommandTable.calendarCount), field: .count), .json,
+        ],
+        exclusive: [[.days, .date]], summary: "when an alarm would fire (offline, no daemon needed)",
+        details: """
+          Prints when an alarm at HH:MM would fire: local time, weekday and UTC, one per line.
+          Daylight saving follows RFC 5545: a time inside a spring-forward gap fires after the gap
+          (02:30 in a 02:00→03:00 gap fires at 03:30), a time that occurs twice fires once, the first time.
 
-  /// `alarm rm|enable|disable|skip ID`: a member's change to one alarm.
-  private func alarmChange(_ words: [String], summary: String) -> CommandSpec {
-    CommandSpec(
-      name: self, words: words, role: .member, operand: .alarmID, options: [],
-      synopsis: words.joined(separator: " ") + " ID", summary: summary, help: CommandTable.alarmHelp)
+            --days      repeating days (default: daily)
+            --date      one day only: YYYY-MM-DD, today or tomorrow
+            --tz        IANA zone such as Europe/Bucharest (default: the system zone)
+            --after     start after this instant: 2026-03-29T00:00:00+02:00, or a local
+                        2026-03-29T00:00 / 2026-03-29 in --tz (default: now)
+            --count     how many fires to print, 1-1000 (default: 1)
+            --json      print a JSON array of {"local": ..., "utc": ...} objects, nothing else
+          """)
+    case .completion:
+      return CommandSpec(
+        self, ["completion"], .anyone, home: .client,
+        [.operand(.text(.oneOf(["bash", "zsh", "fish"])), .shell)],
+        summary: "print the shell's completion script",
+        details: """
+          Prints the shell's completion script for puckctl. Debian's package installs them; by hand:
+            puckctl completion bash > ~/.local/share/bash-completion/completions/puckctl
+          """)
+    }
   }
 }

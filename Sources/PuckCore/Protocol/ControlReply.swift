@@ -21,6 +21,10 @@ public struct ControlReply: Hashable, Sendable, Codable {
   public var check: PreflightReport?
   /// `pucks`: the paired pucks.
   public var pucks: [PuckView]?
+  /// With `ok`: the command found nothing to do (`stop` with nothing ringing); puckctl exits 3.
+  public var nothingToDo: Bool?
+  /// `alarm.list`: the whole dock's pause, apart from each alarm's own.
+  public var pausedUntil: LocalDate?
 
   public init(
     ok: Bool? = nil, progress: String? = nil, failure: ControlFailure? = nil, message: String? = nil,
@@ -40,6 +44,13 @@ public struct ControlReply: Hashable, Sendable, Codable {
   /// A final success line.
   public static func success(_ message: String? = nil) -> ControlReply {
     ControlReply(ok: true, message: message)
+  }
+
+  /// A final success line for a command that found nothing to do.
+  public static func nothingToDo(_ message: String) -> ControlReply {
+    var reply = ControlReply(ok: true, message: message)
+    reply.nothingToDo = true
+    return reply
   }
 
   /// A final failure line.

@@ -36,7 +36,7 @@ final class ControlServer {
   private let resumeTimer: any LoopTimer
   private let time: any TimeSource
   private let isPrivileged: (PeerCredentials) -> Bool
-  private let onRequest: (Client, Result<ControlCommand, ControlFailure>) -> Void
+  private let onRequest: (Client, Result<ControlRequest, ControlFailure>) -> Void
 
   /// Binds and listens on `path` (its directory made, a stale socket replaced), mode 0666: who
   /// may do what is decided per request from the peer's credentials, not the file mode.
@@ -44,7 +44,7 @@ final class ControlServer {
   init(
     path: String, time: any TimeSource, loop: EventLoop<LoopMessage>,
     isPrivileged: @escaping (PeerCredentials) -> Bool,
-    onRequest: @escaping (Client, Result<ControlCommand, ControlFailure>) -> Void
+    onRequest: @escaping (Client, Result<ControlRequest, ControlFailure>) -> Void
   ) throws(SystemError) {
     self.path = path
     self.loop = loop

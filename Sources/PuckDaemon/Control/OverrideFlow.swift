@@ -19,30 +19,25 @@ final class OverrideFlow {
     self.enforcement = enforcement
   }
 
-  func start(client: ControlServer.Client) {
+  /// Starts the countdown (or, with no delay, closes the wake-ups now); a refusal is thrown.
+  func start(client: ControlServer.Client) throws(ControlFailure) {
     guard enforcement.isOpen else {
-      client.send(.success("no wake-up is open"))
+      client.send(.nothingToDo("no wake-up is open"))
       return
     }
     // The cost is the ring: a wake-up silenced by a stop is overridden once it rings again
     // (with no delay configured, there is no cost to wait for).
     guard enforcement.machine.isRinging || dock.settings.config.enforcement.overrideDelay == .zero else {
-      client.send(
-        .failure(
-          ControlFailure(
-            .refused,
-            "the wake-up is quiet after a stop; an override counts down only while the ring goes on: "
-              + "run it again once it rings")))
-      return
+      throw ControlFailure(
+        .refused,
+        "the wake-up is quiet after a stop; an override counts down only while the ring goes on: "
+          + "run it again once it rings")
     }
     if let current = session {
-      client.send(
-        .failure(
-          ControlFailure(
-            .refused,
-            "an override is already counting down (it closes the wake-ups \(dock.settings.describe(current.detail))); "
-              + "sudo puckctl override --cancel stops it")))
-      return
+      throw ControlFailure(
+        .refused,
+        "an override is already counting down (it closes the wake-ups \(dock.settings.describe(current.detail))); "
+          + "sudo puckctl override --cancel stops it")
     }
     let delay = dock.settings.config.enforcement.overrideDelay
     Log.warning(
@@ -53,26 +48,26 @@ final class OverrideFlow {
       close(replyingTo: client)
       return
     }
+    let closesAt = dock.time.instant.adding(delay)
     do {
-      let closesAt = dock.time.instant.adding(delay)
       session = try ClientSession(client: client, detail: closesAt, dock: dock, after: delay) {
         [unowned self] in self.delayPassed()
       }
-      client.send(
-        .progress(
-          "the ring goes on; every open wake-up closes WITHOUT a scan \(dock.settings.describe(closesAt)) (in \(delay)). "
-            + "Ctrl-C or 'sudo puckctl override --cancel' stops it; scanning the puck ends the wake-up as usual"
-        ))
-      dock.changes.mark(.status)
     } catch {
-      client.send(.failure(ControlFailure(.failed, "\(error)")))
+      throw ControlFailure(.failed, "\(error)")
     }
+    client.send(
+      .progress(
+        "the ring goes on; every open wake-up closes WITHOUT a scan \(dock.settings.describe(closesAt)) (in \(delay)). "
+          + "Ctrl-C or 'sudo puckctl override --cancel' stops it; scanning the puck ends the wake-up as usual"
+      ))
+    dock.changes.mark(.status)
   }
 
   /// `override --cancel`.
   func cancel(by client: ControlServer.Client) {
     guard session != nil else {
-      client.send(.success("no override is counting down"))
+      client.send(.nothingToDo("no override is counting down"))
       return
     }
     end(.failure(ControlFailure(.failed, "override cancelled; the wake-up stays open")))
@@ -124,7 +119,7 @@ final class OverrideFlow {
   /// Closes every open wake-up without a scan, records it, and answers `client`.
   private func close(replyingTo client: ControlServer.Client) {
     guard enforcement.isOpen else {
-      if !client.isClosed { client.send(.success("no wake-up is open")) }
+      if !client.isClosed { client.send(.nothingToDo("no wake-up is open")) }
       return
     }
     let count = enforcement.guards.count

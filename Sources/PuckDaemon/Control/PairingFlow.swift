@@ -27,33 +27,25 @@ final class PairingFlow {
   /// Whether a pairing waits for a tag (then the reader polls and scans come here).
   var isWaiting: Bool { session != nil }
 
-  func start(timeout: Int, name given: String?, client: ControlServer.Client) {
+  /// Waits `timeout` seconds for a tag to pair as `given` (or the next default name); a
+  /// refusal is thrown.
+  func start(timeout: Int, name given: String?, client: ControlServer.Client) throws(ControlFailure) {
     guard !wakeUpIsOpen() else {
-      client.send(
-        .failure(
-          ControlFailure(
-            .refused, "a wake-up is open; pairing is refused until it is ended with the paired tag")))
-      return
+      throw ControlFailure(
+        .refused, "a wake-up is open; pairing is refused until it is ended with the paired tag")
     }
     guard session == nil else {
-      client.send(.failure(ControlFailure(.refused, "another pairing is already waiting for a tag")))
-      return
+      throw ControlFailure(.refused, "another pairing is already waiting for a tag")
     }
     let pairing = dock.state.pairing.pairing
     let name = given ?? pairing.nextDefaultName
     guard pairing.puck(named: name) == nil else {
-      client.send(
-        .failure(
-          ControlFailure(
-            .refused, "a puck is already named '\(name)'; choose another name (--name) or unpair it first")))
-      return
+      throw ControlFailure(
+        .refused, "a puck is already named '\(name)'; choose another name (--name) or unpair it first")
     }
     guard pairing.pucks.count < Pairing.maximumPucks else {
-      client.send(
-        .failure(
-          ControlFailure(
-            .refused, "\(Pairing.maximumPucks) pucks are paired, the most a dock keeps; unpair one first")))
-      return
+      throw ControlFailure(
+        .refused, "\(Pairing.maximumPucks) pucks are paired, the most a dock keeps; unpair one first")
     }
     do {
       session = try ClientSession(
@@ -61,13 +53,13 @@ final class PairingFlow {
       ) { [unowned self] in
         self.finish(.failure(ControlFailure(.failed, "no tag seen within \(timeout) s; nothing paired")))
       }
-      dock.changes.mark([.devices, .polling, .status])
-      Log.info("pairing: waiting for a tag (\(timeout) s) to pair as '\(name)'")
-      let source = dock.settings.simulated ? " (simulated: send it with puckctl scan UID)" : ""
-      client.send(.progress("waiting for a tag on the reader\(source)… (\(timeout) s)"))
     } catch {
-      client.send(.failure(ControlFailure(.failed, "\(error)")))
+      throw ControlFailure(.failed, "\(error)")
     }
+    dock.changes.mark([.devices, .polling, .status])
+    Log.info("pairing: waiting for a tag (\(timeout) s) to pair as '\(name)'")
+    let source = dock.settings.simulated ? " (simulated: send it with puckctl scan UID)" : ""
+    client.send(.progress("waiting for a tag on the reader\(source)… (\(timeout) s)"))
   }
 
   /// A wake-up opened: a waiting pairing ends with a refusal.
@@ -139,69 +131,50 @@ final class PairingFlow {
 
   /// Forgets the puck `name` (the only one when nil). The last puck, while an enabled alarm
   /// needs one, goes only `confirmed`: after it nothing ends a wake-up but an override.
-  func unpair(name given: String?, confirmed: Bool, client: ControlServer.Client) {
+  func unpair(name given: String?, confirmed: Bool) throws(ControlFailure) -> ControlReply {
     guard !wakeUpIsOpen() else {
-      client.send(
-        .failure(
-          ControlFailure(
-            .refused, "a wake-up is open; unpairing is refused until it is ended with a paired puck")))
-      return
+      throw ControlFailure(
+        .refused, "a wake-up is open; unpairing is refused until it is ended with a paired puck")
     }
     // A file that cannot be read may hold pucks nobody has seen: say so, not "none paired".
-    if let refusal = dock.state.pairing.refusal() {
-      client.send(.failure(ControlFailure(.failed, "\(refusal)")))
-      return
-    }
+    if let refusal = dock.state.pairing.refusal() { throw ControlFailure(.failed, "\(refusal)") }
     let pucks = dock.state.pairing.pucks
     let target: PairedTag
     if let given {
       guard let named = dock.state.pairing.pairing.puck(named: given) else {
         let known = pucks.map { "'\($0.name)'" }.joined(separator: ", ")
-        client.send(
-          .failure(
-            ControlFailure(
-              .notFound, "no puck is named '\(given)' (paired: \(known.isEmpty ? "none" : known))")))
-        return
+        throw ControlFailure(
+          .notFound, "no puck is named '\(given)' (paired: \(known.isEmpty ? "none" : known))")
       }
       target = named
     } else {
-      guard pucks.count == 1, let only = pucks.first else {
-        client.send(
-          .failure(
-            pucks.isEmpty
-              ? ControlFailure(.notFound, "no puck is paired")
-              : ControlFailure(
-                .badRequest,
-                "\(pucks.count) pucks are paired: say which with --name (puckctl pucks lists them)")))
-        return
+      guard let only = pucks.first else { throw ControlFailure(.notFound, "no puck is paired") }
+      guard pucks.count == 1 else {
+        throw ControlFailure(
+          .badRequest, "\(pucks.count) pucks are paired: say which with --name (puckctl pucks lists them)")
       }
       target = only
     }
     if pucks.count == 1 && !confirmed
       && dock.state.alarms.alarms.contains(where: { $0.enabled && $0.requiresPuck })
     {
-      client.send(
-        .failure(
-          ControlFailure(
-            .refused,
-            "\(target.display) is the last puck and an enabled alarm needs one: after it nothing ends a wake-up "
-              + "but an override; confirm with --yes")))
-      return
+      throw ControlFailure(
+        .refused,
+        "\(target.display) is the last puck and an enabled alarm needs one: after it nothing ends a wake-up "
+          + "but an override; confirm with --yes")
     }
     do {
       try dock.state.pairing.remove(named: target.name)
     } catch {
-      client.send(.failure(ControlFailure(.failed, "\(error)")))
-      return
+      throw ControlFailure(.failed, "\(error)")
     }
     Log.notice("unpaired \(target.display)")
     dock.changes.mark([.devices, .polling, .status])
     let left = dock.state.pairing.pucks.count
-    client.send(
-      .success(
-        left == 0
-          ? "unpaired \(target.display); the dock is not protected until you pair a tag"
-          : "unpaired \(target.display); \(left) puck\(left == 1 ? "" : "s") still paired"))
+    return .success(
+      left == 0
+        ? "unpaired \(target.display); the dock is not protected until you pair a tag"
+        : "unpaired \(target.display); \(left) puck\(left == 1 ? "" : "s") still paired")
   }
 
   /// A connection closed: a pairing waiting on it is abandoned.

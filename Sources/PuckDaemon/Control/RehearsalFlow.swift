@@ -29,20 +29,20 @@ final class RehearsalFlow {
     return false
   }
 
-  func start(seconds: Int, scanSeconds: Int, client: ControlServer.Client) {
+  /// Rings for `seconds`, then waits `scanSeconds` for the puck; a refusal is thrown.
+  func start(seconds: Int, scanSeconds: Int, client: ControlServer.Client) throws(ControlFailure) {
     guard devices.ringer.ringing == nil, session == nil else {
-      client.send(.failure(ControlFailure(.refused, "the dock is ringing; a rehearsal would get in the way")))
-      return
+      throw ControlFailure(.refused, "the dock is ringing; a rehearsal would get in the way")
     }
     do {
       session = try ClientSession(
         client: client, detail: .ringing(scanSeconds: scanSeconds), dock: dock, after: .seconds(seconds)
       ) { [unowned self] in self.timerFired() }
-      Log.info("rehearsal: ringing for \(seconds) s")
-      devices.ringer.startRehearsal()
     } catch {
-      client.send(.failure(ControlFailure(.failed, "\(error)")))
+      throw ControlFailure(.failed, "\(error)")
     }
+    Log.info("rehearsal: ringing for \(seconds) s")
+    devices.ringer.startRehearsal()
   }
 
   private func timerFired() {

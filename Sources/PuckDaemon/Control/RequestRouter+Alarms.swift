@@ -2,58 +2,46 @@ import PuckCore
 import PuckStorage
 
 /// The alarm commands: each catches up first (an occurrence falling due right now opens its
-/// guard before the change), saves before it answers, and re-arms the schedule.
+/// guard before the change), saves before it answers, and re-arms the schedule. A refusal is
+/// thrown; the router sends it.
 extension RequestRouter {
-  func addAlarm(_ draft: AlarmDraft, client: ControlServer.Client) {
+  func addAlarm(_ draft: AlarmDraft, client: ControlServer.Client) throws(ControlFailure) {
     guard !dock.state.alarms.book.isFull else {
       let limit = AlarmBook.maximumAlarms
-      client.send(
-        .failure(ControlFailure(.refused, "at most \(limit) alarms; remove one first (puckctl alarm rm ID)")))
-      return
+      throw ControlFailure(.refused, "at most \(limit) alarms; remove one first (puckctl alarm rm ID)")
     }
     schedule.processDue()
     schedule.startCounting(dock.state.alarms.book.nextID)
-    let alarm: Alarm
-    do {
-      let now = dock.time.instant
-      let zone = dock.settings.zone
-      alarm = try dock.state.alarms.change { book in book.add(draft, now: now, in: zone) }
-    } catch {
-      client.send(.failure(ControlFailure(.failed, "could not save the alarm: \(error)")))
-      return
-    }
+    let now = dock.time.instant
+    let zone = dock.settings.zone
+    let alarm = try saved("could not save the alarm") { book in book.add(draft, now: now, in: zone) }
     schedule.refresh()
     let next =
-      schedule.nextFire(of: alarm).map { ", next \(dock.settings.describe($0))" }
-      ?? ", which is in the past"
+      schedule.nextFire(of: alarm).map { ", next \(dock.settings.describe($0))" } ?? ", which is in the past"
     Log.info("alarm \(alarm.id) added: \(alarm.time) \(alarm.recurrence.summary)")
     client.send(.success("alarm \(alarm.id) added: \(alarm.time) \(alarm.recurrence.summary)\(next)"))
   }
 
+  /// Changes alarm `id` (after catching up, looked up again, as catching up may have retired
+  /// or changed it), saves, and answers "alarm ID verb". `refusedIfOpen` names the change when
+  /// it must wait for the puck to end the alarm's open wake-up.
   func changeAlarm(
-    _ id: AlarmID, client: ControlServer.Client, verb: String, change: (inout AlarmBook, Int) -> Void
-  ) {
-    guard dock.state.alarms.book.index(of: id) != nil else {
-      client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
-      return
-    }
+    _ id: AlarmID, client: ControlServer.Client, verb: String, refusedIfOpen: String? = nil,
+    change: (inout AlarmBook, Int) -> Void
+  ) throws(ControlFailure) {
     schedule.processDue()
-    do {
-      try dock.state.alarms.change { book in
-        // Looked up again: catching up may have retired or changed it.
-        if let index = book.index(of: id) { change(&book, index) }
-      }
-    } catch {
-      client.send(.failure(ControlFailure(.failed, "could not save: \(error)")))
-      return
+    _ = try index(of: id)
+    if let refusedIfOpen { try refuseIfOpen(id, refusedIfOpen) }
+    try saved("could not save") { book in
+      if let index = book.index(of: id) { change(&book, index) }
     }
     schedule.refresh()
     Log.info("alarm \(id) \(verb)")
     client.send(.success("alarm \(id) \(verb)"))
   }
 
-  func setEnabled(_ id: AlarmID, _ enabled: Bool, client: ControlServer.Client) {
-    changeAlarm(id, client: client, verb: enabled ? "enabled" : "disabled") { book, index in
+  func setEnabled(_ id: AlarmID, _ enabled: Bool, client: ControlServer.Client) throws(ControlFailure) {
+    try changeAlarm(id, client: client, verb: enabled ? "enabled" : "disabled") { book, index in
       // Enabled while the clock is behind the handled point, it rings in the re-lived window.
       if enabled && !book.alarms[index].enabled { self.schedule.startCounting(id) }
       book.alarms[index].enabled = enabled
@@ -61,53 +49,29 @@ extension RequestRouter {
     }
   }
 
-  func skipAlarm(_ id: AlarmID, client: ControlServer.Client) {
+  func skipAlarm(_ id: AlarmID, client: ControlServer.Client) throws(ControlFailure) {
     // Catch up first: an occurrence falling due right now opens its guard before the check.
     schedule.processDue()
-    guard let index = dock.state.alarms.book.index(of: id) else {
-      client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
-      return
-    }
+    var unskipped = dock.state.alarms.alarms[try index(of: id)]
     guard !enforcement.guards.contains(where: { $0.occurrence.alarmID == id }) else {
-      client.send(
-        .failure(ControlFailure(.refused, "alarm \(id) is already ringing; only the puck ends it now")))
-      return
+      throw ControlFailure(.refused, "alarm \(id) is already ringing; only the puck ends it now")
     }
-    var unskipped = dock.state.alarms.alarms[index]
     unskipped.skippedDate = nil
     // From the handled point, not from now: after a backward step the occurrence just ahead
     // of the clock may already have rung, and skipping it would skip nothing.
     guard let next = schedule.nextFire(of: unskipped) else {
-      client.send(.failure(ControlFailure(.refused, "alarm \(id) has no next occurrence to skip")))
-      return
+      throw ControlFailure(.refused, "alarm \(id) has no next occurrence to skip")
     }
     let date = dock.settings.zone.localDateTime(at: next).date
-    changeAlarm(id, client: client, verb: "will skip \(dock.settings.describe(next))") { book, index in
+    try changeAlarm(id, client: client, verb: "will skip \(dock.settings.describe(next))") { book, index in
       book.alarms[index].skippedDate = date
     }
   }
 
-  /// Refuses a change to alarm `id` while its wake-up is open: nothing about it changes until
-  /// the puck ends it (docs/DESIGN.md S11).
-  private func refuseIfOpen(_ id: AlarmID, _ verb: String, client: ControlServer.Client) -> Bool {
-    guard enforcement.guards.contains(where: { $0.occurrence.alarmID == id }) else { return false }
-    client.send(
-      .failure(
-        ControlFailure(
-          .refused, "alarm \(id) has a wake-up open; it cannot be \(verb) until the puck ends it")))
-    return true
-  }
-
-  func editAlarm(_ id: AlarmID, _ change: AlarmEdit, client: ControlServer.Client) {
-    schedule.processDue()
-    guard dock.state.alarms.book.index(of: id) != nil else {
-      client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
-      return
-    }
-    guard !refuseIfOpen(id, "edited", client: client) else { return }
+  func editAlarm(_ id: AlarmID, _ change: AlarmEdit, client: ControlServer.Client) throws(ControlFailure) {
     let now = dock.time.instant
     let zone = dock.settings.zone
-    changeAlarm(id, client: client, verb: "changed") { book, index in
+    try changeAlarm(id, client: client, verb: "changed", refusedIfOpen: "edited") { book, index in
       var alarm = book.alarms[index]
       let time = change.time ?? alarm.time
       if let recurrence = change.recurrence {
@@ -126,79 +90,85 @@ extension RequestRouter {
     }
   }
 
-  func pauseAlarm(_ id: AlarmID, until: DraftDate?, client: ControlServer.Client) {
-    schedule.processDue()
-    guard dock.state.alarms.book.index(of: id) != nil else {
-      client.send(.failure(ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")))
-      return
-    }
-    guard !refuseIfOpen(id, until == nil ? "resumed" : "paused", client: client) else { return }
+  /// Pauses alarm `id` until a date (the first day it rings again), or resumes it (nil).
+  func pauseAlarm(_ id: AlarmID, until: DraftDate?, client: ControlServer.Client) throws(ControlFailure) {
     guard let until else {
-      changeAlarm(id, client: client, verb: "resumed") { book, index in book.alarms[index].pausedUntil = nil }
-      return
-    }
-    guard let date = resolvedPause(until, client: client) else { return }
-    changeAlarm(id, client: client, verb: "paused; it rings again from \(date)") { book, index in
-      book.alarms[index].pausedUntil = date
-    }
-  }
-
-  func pauseDock(until: DraftDate?, client: ControlServer.Client) {
-    schedule.processDue()
-    guard !enforcement.isOpen else {
-      client.send(
-        .failure(
-          ControlFailure(.refused, "a wake-up is open; the dock cannot be paused until the puck ends it")))
-      return
-    }
-    guard let until else {
-      changeDock(client: client, reply: "the dock's pause is over; alarms ring as scheduled") {
-        $0.pausedUntil = nil
+      try changeAlarm(id, client: client, verb: "resumed", refusedIfOpen: "resumed") { book, index in
+        book.alarms[index].pausedUntil = nil
       }
       return
     }
-    guard let date = resolvedPause(until, client: client) else { return }
-    changeDock(client: client, reply: "the dock is paused: no alarm rings before \(date)") {
-      $0.pausedUntil = date
+    schedule.processDue()
+    _ = try index(of: id)
+    try refuseIfOpen(id, "paused")
+    let date = try resolvedPause(until, longer: "to stop this alarm for longer, disable it")
+    try changeAlarm(id, client: client, verb: "paused; it rings again from \(date)", refusedIfOpen: "paused")
+    {
+      book, index in book.alarms[index].pausedUntil = date
     }
   }
 
+  /// Pauses the whole dock until a date, or resumes it (nil).
+  func pauseDock(until: DraftDate?, client: ControlServer.Client) throws(ControlFailure) {
+    schedule.processDue()
+    guard !enforcement.isOpen else {
+      throw ControlFailure(.refused, "a wake-up is open; the dock cannot be paused until the puck ends it")
+    }
+    var reply = "the dock's pause is over; alarms ring as scheduled"
+    var date: LocalDate?
+    if let until {
+      date = try resolvedPause(
+        until, longer: "for a longer absence, pause again nearer the time, or disable the alarms")
+      reply = "the dock is paused: no alarm rings before \(date.map(String.init(describing:)) ?? "")"
+    }
+    try saved("could not save") { $0.pausedUntil = date }
+    schedule.refresh()
+    Log.info(reply)
+    client.send(.success(reply))
+  }
+
+  /// Refuses a change to alarm `id` while its wake-up is open: nothing about it changes until
+  /// the puck ends it (docs/DESIGN.md S11).
+  private func refuseIfOpen(_ id: AlarmID, _ verb: String) throws(ControlFailure) {
+    guard enforcement.guards.contains(where: { $0.occurrence.alarmID == id }) else { return }
+    throw ControlFailure(
+      .refused, "alarm \(id) has a wake-up open; it cannot be \(verb) until the puck ends it")
+  }
+
+  /// Where alarm `id` is in the book; not found, a refusal saying where to look.
+  private func index(of id: AlarmID) throws(ControlFailure) -> Int {
+    guard let index = dock.state.alarms.book.index(of: id) else {
+      throw ControlFailure(.notFound, "no alarm \(id) (see puckctl alarm list)")
+    }
+    return index
+  }
+
   /// The pause's end date, which must be after today in the dock's zone and at most
-  /// `AlarmBook.longestPause` days after it; nil after a refusal (already sent).
-  private func resolvedPause(_ until: DraftDate, client: ControlServer.Client) -> LocalDate? {
+  /// `AlarmBook.longestPause` days after it; `longer` says what to do instead.
+  private func resolvedPause(_ until: DraftDate, longer: String) throws(ControlFailure) -> LocalDate {
     let today = dock.settings.zone.localDateTime(at: dock.time.instant).date
     let date = until.resolved(today: today)
     guard date > today else {
-      client.send(
-        .failure(
-          ControlFailure(
-            .badRequest, "--until is the first day alarms ring again: a date after today (\(today))")))
-      return nil
+      throw ControlFailure(
+        .badRequest, "--until is the first day alarms ring again: a date after today (\(today))")
     }
     let latest = today.adding(days: AlarmBook.longestPause)
     guard date <= latest else {
-      client.send(
-        .failure(
-          ControlFailure(
-            .badRequest,
-            "--until is at most \(AlarmBook.longestPause) days ahead (\(latest)); to stop an alarm for longer, disable it"
-          )))
-      return nil
+      throw ControlFailure(
+        .badRequest, "--until is at most \(AlarmBook.longestPause) days ahead (\(latest)); \(longer)")
     }
     return date
   }
 
-  private func changeDock(
-    client: ControlServer.Client, reply: String, _ change: @escaping (inout AlarmBook) -> Void
-  ) {
+  /// Applies `change` to the book and saves it; a failed save is a failure starting `what`.
+  @discardableResult
+  private func saved<Result>(_ what: String, _ change: (inout AlarmBook) -> Result) throws(ControlFailure)
+    -> Result
+  {
     do {
-      try dock.state.alarms.change(change)
+      return try dock.state.alarms.change(change)
     } catch {
-      client.send(.failure(ControlFailure(.failed, "could not save: \(error)")))
-      return
+      throw ControlFailure(.failed, "\(what): \(error)")
     }
-    schedule.refresh()
-    Log.info(reply)
-    client.send(.success(reply))
   }
 }

@@ -4,20 +4,16 @@ import PuckDevices
 
 /// `puckctl reader add|rm|list`: enrolling the remote readers (docs/DESIGN.md M1).
 extension RequestRouter {
-  func addReader(_ name: String, key given: String?, client: ControlServer.Client) {
+  func addReader(_ name: String, key given: String?) throws(ControlFailure) -> ControlReply {
     guard !devices.remoteReaders.names.contains(name) else {
-      client.send(
-        .failure(
-          ControlFailure(
-            .refused,
-            "reader \(name) is already enrolled; 'sudo puckctl reader rm \(name)' first to give it a new key")
-        ))
-      return
+      throw ControlFailure(
+        .refused,
+        "reader \(name) is already enrolled; 'sudo puckctl reader rm \(name)' first to give it a new key")
     }
     do {
       let key = try devices.remoteReaders.enroll(name, key: given.flatMap(ReaderKey.init(hex:)))
       let mqtt = dock.settings.config.mqtt
-      client.send(
+      return
         .success(
           """
           reader \(name) enrolled. On the reader node, as root, install its key (keep it secret):
@@ -28,37 +24,33 @@ extension RequestRouter {
             mqtt.isLoopbackHost
               ? "\nDOCK-ADDRESS: this dock's address on the home network (its broker is [mqtt] host = \(mqtt.host), which only this dock reaches), e.g. \(dock.settings.dockName).local or 192.168.1.10."
               : "")
-          """))
+          """)
     } catch {
-      client.send(.failure(ControlFailure(.failed, "reader \(name) could not be enrolled: \(error)")))
+      throw ControlFailure(.failed, "reader \(name) could not be enrolled: \(error)")
     }
   }
 
-  func removeReader(_ name: String, client: ControlServer.Client) {
+  func removeReader(_ name: String) throws(ControlFailure) -> ControlReply {
     guard !enforcement.isOpen else {
-      client.send(
-        .failure(
-          ControlFailure(.refused, "a wake-up is open; a reader cannot be removed until the puck ends it")))
-      return
+      throw ControlFailure(.refused, "a wake-up is open; a reader cannot be removed until the puck ends it")
     }
+    let removed: Bool
     do {
-      if try devices.remoteReaders.remove(name) {
-        client.send(.success("reader \(name) removed; its key no longer ends a wake-up"))
-      } else {
-        client.send(
-          .failure(ControlFailure(.notFound, "no remote reader named \(name) (see puckctl reader list)")))
-      }
+      removed = try devices.remoteReaders.remove(name)
     } catch {
-      client.send(.failure(ControlFailure(.failed, "reader \(name) could not be removed: \(error)")))
+      throw ControlFailure(.failed, "reader \(name) could not be removed: \(error)")
     }
+    guard removed else {
+      throw ControlFailure(.notFound, "no remote reader named \(name) (see puckctl reader list)")
+    }
+    return .success("reader \(name) removed; its key no longer ends a wake-up")
   }
 
-  func listReaders(client: ControlServer.Client) {
+  func listReaders() -> ControlReply {
     let readers = devices.remoteReaders.health
     guard !readers.isEmpty else {
-      client.send(.success("no remote reader is enrolled (sudo puckctl reader add NAME)"))
-      return
+      return .success("no remote reader is enrolled (sudo puckctl reader add NAME)")
     }
-    client.send(.success(readers.map { "\($0.state.rawValue): \($0.detail)" }.joined(separator: "\n")))
+    return .success(readers.map { "\($0.state.rawValue): \($0.detail)" }.joined(separator: "\n"))
   }
 }

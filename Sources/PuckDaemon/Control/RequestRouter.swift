@@ -44,8 +44,8 @@ final class RequestRouter {
   }
 
   /// One request from the control socket.
-  func received(_ request: Result<ControlCommand, ControlFailure>, from client: ControlServer.Client) {
-    let command: ControlCommand
+  func received(_ request: Result<ControlRequest, ControlFailure>, from client: ControlServer.Client) {
+    let command: ControlRequest
     switch request {
     case .failure(let failure):
       Log.info("control: bad request from pid \(client.peer.pid): \(failure.message)")
@@ -54,131 +54,153 @@ final class RequestRouter {
     case .success(let decoded):
       command = decoded
     }
+    let name = command.name.rawValue
     let held = role(of: client.peer)
     guard held >= command.requiredRole else {
       let who = command.requiredRole == .root ? "root (sudo puckctl …)" : "root or the puckalarm group"
-      Log.notice("control: \(command.name) refused for uid \(client.peer.uid): needs \(who)")
-      client.send(.failure(ControlFailure(.permissionDenied, "\(command.name) needs \(who)")))
+      Log.notice("control: \(name) refused for uid \(client.peer.uid): needs \(who)")
+      client.send(.failure(ControlFailure(.permissionDenied, "\(name) needs \(who)")))
       return
     }
     // A state file that could not be read, or a history entry still waiting, is tried again
     // before the request sees or changes anything; not for anyone's status, which would let
     // any local user make the loop re-read the history file as fast as they can ask.
-    if held >= .member { retry.retry(before: command) }
-    switch command {
+    if held >= .member { retry.retry(before: command.name) }
+    do throws(ControlFailure) {
+      try dispatch(command, client: client)
+    } catch {
+      client.send(.failure(error))
+    }
+  }
+
+  /// Hands a command to what answers it; a refusal is thrown. Decoding held the request to its
+  /// declaration, so an argument it requires is there; `required` only guards that promise.
+  private func dispatch(_ request: ControlRequest, client: ControlServer.Client) throws(ControlFailure) {
+    func required<Value>(_ value: Value?) throws(ControlFailure) -> Value {
+      guard let value else { throw ControlFailure(.badRequest, "\(request.name.rawValue) lacks an argument") }
+      return value
+    }
+    switch request.name {
     case .status:
       devices.readers.refreshProgress()
       client.send(ControlReply(ok: true, status: status.dockStatus()))
     case .alarmList:
-      client.send(ControlReply(ok: true, alarms: status.alarmViews()))
-    case .history(let query): history(query, client: client)
-    case .alarmAdd(let draft): addAlarm(draft, client: client)
-    case .alarmRemove(let id):
-      changeAlarm(id, client: client, verb: "removed") { book, index in book.alarms.remove(at: index) }
-    case .alarmSetEnabled(let id, let enabled): setEnabled(id, enabled, client: client)
-    case .alarmSkip(let id): skipAlarm(id, client: client)
-    case .alarmEdit(let id, let change): editAlarm(id, change, client: client)
-    case .alarmPause(let id, let until): pauseAlarm(id, until: until, client: client)
-    case .pause(let until): pauseDock(until: until, client: client)
-    case .stop: stop(client: client)
-    case .scan(let uid): scan(uid, client: client)
-    case .override: flows.overrides.start(client: client)
-    case .overrideCancel: flows.overrides.cancel(by: client)
-    case .pair(let timeout, let name): flows.pairing.start(timeout: timeout, name: name, client: client)
-    case .unpair(let name, let confirmed):
-      flows.pairing.unpair(name: name, confirmed: confirmed, client: client)
+      var reply = ControlReply(ok: true, alarms: status.alarmViews())
+      reply.pausedUntil = status.dockPausedUntil
+      client.send(reply)
+    case .history:
+      let limit = try required(request.integer(.limit))
+      client.send(try history(HistoryQuery(limit: limit, before: request.integer(.before))))
+    case .alarmAdd: try addAlarm(try required(request.alarmDraft), client: client)
+    case .alarmRemove:
+      try changeAlarm(try required(request.alarmID), client: client, verb: "removed") { book, index in
+        book.alarms.remove(at: index)
+      }
+    case .alarmEnable: try setEnabled(try required(request.alarmID), true, client: client)
+    case .alarmDisable: try setEnabled(try required(request.alarmID), false, client: client)
+    case .alarmSkip: try skipAlarm(try required(request.alarmID), client: client)
+    case .alarmEdit: try editAlarm(try required(request.alarmID), request.alarmEdit, client: client)
+    case .alarmPause:
+      try pauseAlarm(try required(request.alarmID), until: try required(request.until), client: client)
+    case .alarmResume: try pauseAlarm(try required(request.alarmID), until: nil, client: client)
+    case .pause: try pauseDock(until: try required(request.until), client: client)
+    case .resume: try pauseDock(until: nil, client: client)
+    case .stop: client.send(stop())
+    case .scan: client.send(try scan(try required(request.uid)))
+    case .override:
+      if request.flag(.cancel) {
+        flows.overrides.cancel(by: client)
+      } else {
+        try flows.overrides.start(client: client)
+      }
+    case .pair:
+      try flows.pairing.start(
+        timeout: try required(request.integer(.seconds)), name: request.text(.name), client: client)
+    case .unpair:
+      client.send(try flows.pairing.unpair(name: request.text(.name), confirmed: request.flag(.yes)))
     case .pucks:
       var reply = ControlReply(ok: true)
       reply.pucks = dock.state.pairing.pucks.map(PuckView.init)
       client.send(reply)
-    case .test(let seconds, let scanSeconds):
-      flows.rehearsal.start(seconds: seconds, scanSeconds: scanSeconds, client: client)
-    case .acknowledge: acknowledge(client: client)
+    case .test:
+      try flows.rehearsal.start(
+        seconds: try required(request.integer(.seconds)),
+        scanSeconds: try required(request.integer(.scanSeconds)),
+        client: client)
+    case .acknowledge: client.send(try acknowledge())
     case .check: flows.preflight.run(.request, client: client)
     case .awake:
-      if flows.awake.confirm() {
-        client.send(.success("thank you: the wake-up check is answered, have a good day"))
-      } else {
-        client.send(.failure(ControlFailure(.refused, "no wake-up check is waiting for an answer")))
+      guard flows.awake.confirm() else {
+        throw ControlFailure(.refused, "no wake-up check is waiting for an answer")
       }
-    case .readerAdd(let name, let key): addReader(name, key: key, client: client)
-    case .readerRemove(let name): removeReader(name, client: client)
-    case .readerList: listReaders(client: client)
+      client.send(.success("thank you: the wake-up check is answered, have a good day"))
+    case .readerAdd: client.send(try addReader(try required(request.text(.reader)), key: request.text(.key)))
+    case .readerRemove: client.send(try removeReader(try required(request.text(.reader))))
+    case .readerList: client.send(listReaders())
+    case .stats, .calendar, .completion:
+      // The decoder refuses these as unknown: puckctl answers them itself.
+      throw ControlFailure(.badRequest, "unknown command '\(request.name.rawValue)'")
     }
   }
 
-  private func history(_ query: HistoryQuery, client: ControlServer.Client) {
+  private func history(_ query: HistoryQuery) throws(ControlFailure) -> ControlReply {
+    let page: HistoryPage<HistoryEntry>?
     do {
       // A page read backwards from its end: the cost follows the page, not the file's years.
-      guard let page = try dock.state.journal.log.readPage(before: query.before, limit: query.limit) else {
-        let cursor = query.before ?? 0
-        client.send(.failure(ControlFailure(.badRequest, "\(cursor) is not a cursor a history reply gave")))
-        return
-      }
-      if !page.problems.isEmpty { dock.state.files.refreshProblems() }
-      client.send(ControlReply(ok: true, history: page.entries, nextBefore: page.nextBefore))
+      page = try dock.state.journal.log.readPage(before: query.before, limit: query.limit)
     } catch {
-      client.send(.failure(ControlFailure(.failed, "history could not be read: \(error)")))
+      throw ControlFailure(.failed, "history could not be read: \(error)")
     }
+    guard let page else {
+      throw ControlFailure(.badRequest, "\(query.before ?? 0) is not a cursor a history reply gave")
+    }
+    if !page.problems.isEmpty { dock.state.files.refreshProblems() }
+    return ControlReply(ok: true, history: page.entries, nextBefore: page.nextBefore)
   }
 
-  private func stop(client: ControlServer.Client) {
+  private func stop() -> ControlReply {
     if flows.rehearsal.isRunning {
       flows.rehearsal.interrupt()
-      client.send(.success("rehearsal stopped"))
-    } else if enforcement.machine.isRinging {
-      enforcement.handle(.bypass)
-      let retry =
-        enforcement.nextRetry.map {
-          " — it rings again at \(dock.settings.describe($0)) unless you scan the puck"
-        }
-        ?? ""
-      client.send(.success("silenced\(retry)"))
-    } else {
-      client.send(.success("nothing is ringing"))
+      return .success("rehearsal stopped")
     }
+    guard enforcement.machine.isRinging else { return .nothingToDo("nothing is ringing") }
+    enforcement.handle(.bypass)
+    let retry = enforcement.nextRetry.map {
+      " — it rings again at \(dock.settings.describe($0)) unless you scan the puck"
+    }
+    return .success("silenced\(retry ?? "")")
   }
 
-  private func scan(_ uid: TagUID, client: ControlServer.Client) {
+  private func scan(_ uid: TagUID) throws(ControlFailure) -> ControlReply {
     guard dock.settings.simulated else {
-      client.send(
-        .failure(
-          ControlFailure(
-            .refused,
-            "this puckd uses a real reader (\(dock.settings.config.reader.device)); simulated scans are accepted only by "
-              + "puckd --simulate — hold the tag to the reader instead")))
-      return
+      throw ControlFailure(
+        .refused,
+        "this puckd uses a real reader (\(dock.settings.config.reader.device)); simulated scans are accepted only by "
+          + "puckd --simulate — hold the tag to the reader instead")
     }
     Log.info("simulated scan of \(uid.masked)")
     let wasOpen = enforcement.guards.count
     let wasPairing = flows.pairing.isWaiting
     onScan(uid, true)
-    if wasPairing || wasOpen == 0 {
-      client.send(.success("scanned \(uid.masked)"))
-    } else if !enforcement.isOpen {
-      client.send(.success("scanned \(uid.masked): wake-up complete, good morning"))
-    } else {
-      client.send(.success("scanned \(uid.masked): not the paired tag; the wake-up stays open"))
-    }
+    if wasPairing || wasOpen == 0 { return .success("scanned \(uid.masked)") }
+    if !enforcement.isOpen { return .success("scanned \(uid.masked): wake-up complete, good morning") }
+    return .success("scanned \(uid.masked): not the paired tag; the wake-up stays open")
   }
 
-  private func acknowledge(client: ControlServer.Client) {
+  private func acknowledge() throws(ControlFailure) -> ControlReply {
     do {
       try dock.state.files.acknowledgeProblems()
     } catch {
-      client.send(.failure(ControlFailure(.failed, "\(error)")))
-      return
+      throw ControlFailure(.failed, "\(error)")
     }
+    // The problems are cleared even when the missed alarms cannot be: those stay shown, as
+    // they stay on disk.
+    defer { dock.changes.mark(.status) }
     do {
       try enforcement.commit(.acknowledged)
     } catch {
-      // The problems are cleared; the missed alarms stay shown, as they stay on disk.
-      dock.changes.mark(.status)
-      client.send(
-        .failure(ControlFailure(.failed, "could not save the acknowledged missed alarms: \(error)")))
-      return
+      throw ControlFailure(.failed, "could not save the acknowledged missed alarms: \(error)")
     }
-    dock.changes.mark(.status)
-    client.send(.success("acknowledged"))
+    return .success("acknowledged")
   }
 }

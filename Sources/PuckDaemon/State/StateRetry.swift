@@ -42,7 +42,7 @@ final class StateRetry {
   /// reads history (which should show the entries waiting to be recorded), always retries;
   /// `status` and `alarm list` do so at most once per interval, so that a member polling
   /// status cannot keep the loop re-reading a failing card.
-  func retry(before command: ControlCommand) {
+  func retry(before command: CommandName) {
     guard isNeeded else { return }
     let now = dock.time.now(.monotonic)
     let polled: Bool

@@ -29,6 +29,8 @@ final class StatusReporter {
     self.flows = flows
   }
 
+  /// The alarm list: each alarm as the schedule sees it (a pause of the whole dock is in its
+  /// `pausedUntil`; the list says `dockPausedUntil` beside it), with its next fire.
   func alarmViews() -> [AlarmView] {
     let zone = dock.settings.zone
     return dock.state.alarms.alarms.map { alarm in
@@ -37,6 +39,12 @@ final class StatusReporter {
         alarm: alarm, next: next,
         nextLocal: next.map { Instant.iso8601(unixSeconds: $0.unixSeconds, offset: zone.offset(at: $0)) })
     }
+  }
+
+  /// The whole dock's pause while it lasts: no alarm rings before this date.
+  var dockPausedUntil: LocalDate? {
+    let today = dock.settings.zone.localDateTime(at: dock.time.instant).date
+    return dock.state.alarms.book.pausedUntil.flatMap { $0 > today ? $0 : nil }
   }
 
   /// What the verdict is computed from, as the daemon knows it now.
@@ -83,8 +91,7 @@ final class StatusReporter {
     status.awakeCheck = flows.awake.state.map {
       DockStatus.AwakeCheckView(askAt: $0.askAt, answerBy: $0.answerBy)
     }
-    let today = dock.settings.zone.localDateTime(at: dock.time.instant).date
-    status.pausedUntil = dock.state.alarms.book.pausedUntil.flatMap { $0 > today ? $0 : nil }
+    status.pausedUntil = dockPausedUntil
     status.overrides = record.unacknowledgedOverrides.map {
       "wake-ups closed WITHOUT a scan \(dock.settings.describe($0))"
     }

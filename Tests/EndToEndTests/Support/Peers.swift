@@ -22,7 +22,7 @@ func residentKiB(of pid: Int32) throws -> Int {
 }
 
 /// One request over a raw socket; nil when the daemon went away before answering.
-func controlRequest(_ command: ControlCommand, socket path: String) throws -> ControlReply? {
+func controlRequest(_ command: ControlRequest, socket path: String) throws -> ControlReply? {
   let fd = unixSocket(SOCK_STREAM, path: path)
   guard fd >= 0 else { return nil }
   defer { close(fd) }

@@ -8,10 +8,15 @@ import Testing
 struct CommandTableDocsTests {
   /// `man/puckctl.1` with the roff escapes a reader does not see taken out, split into its
   /// `.TP` entries, each as whitespace-separated tokens (first line) and its whole text.
-  private static func manEntries() throws -> [(head: [String], text: String)] {
+  /// Only the section `section` (`COMMANDS`) when given.
+  private static func manEntries(section: String? = nil) throws -> [(head: [String], text: String)] {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
     var text = try String(contentsOf: root.appendingPathComponent("man/puckctl.1"), encoding: .utf8)
+    if let section {
+      let parts = text.components(separatedBy: "\n.SH ")
+      text = parts.first { $0.hasPrefix(section + "\n") } ?? ""
+    }
     for escape in [#"\fI"#, #"\fR"#, #"\fB"#, #"\fP"#, "\""] {
       text = text.replacingOccurrences(of: escape, with: " ")
     }
@@ -31,8 +36,8 @@ struct CommandTableDocsTests {
       let own = try run("puckctl", spec.words + ["--help"])
       #expect(own.status == 0)
       #expect(own.stdout.contains("usage: "), "\(spec.commandLine) --help")
-      for option in spec.options {
-        #expect(own.stdout.contains("--\(option.name)"), "\(spec.commandLine) --help names --\(option.name)")
+      for option in spec.optionNames {
+        #expect(own.stdout.contains("--\(option)"), "\(spec.commandLine) --help names --\(option)")
       }
     }
   }
@@ -50,11 +55,27 @@ struct CommandTableDocsTests {
         Issue.record("man/puckctl.1 has no entry for \(spec.commandLine)")
         continue
       }
-      for option in spec.options {
+      for option in spec.optionNames {
         #expect(
-          entry.text.contains("--\(option.name)"), "man entry of \(spec.commandLine) names --\(option.name)")
+          entry.text.contains("--\(option)"), "man entry of \(spec.commandLine) names --\(option)")
       }
       #expect(entry.text.contains("(root)") == (spec.role == .root), "man entry of \(spec.commandLine): role")
     }
+  }
+
+  @Test("every entry of the man page's command list is a command of the table, in the table's order")
+  func manPageListsNothingElse() throws {
+    let entries = try Self.manEntries(section: "COMMANDS")
+    #expect(!entries.isEmpty)
+    var order: [Int] = []
+    for entry in entries {
+      // The words after the roff macro (`.BR`, `.BI`, `.B`).
+      let words = Array(entry.head.drop { $0.hasPrefix(".") })
+      let index = CommandTable.all.firstIndex { Array(words.prefix($0.words.count)) == $0.words }
+      #expect(
+        index != nil, "man/puckctl.1 lists '\(words.prefix(2).joined(separator: " "))', not in the table")
+      if let index { order.append(index) }
+    }
+    #expect(order == order.sorted(), "the man page lists the commands in the table's order")
   }
 }

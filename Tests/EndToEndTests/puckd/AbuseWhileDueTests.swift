@@ -50,7 +50,7 @@ struct AbuseWhileDueTests {
     var rootAnswers = 0
     while rangAt == nil && Date().timeIntervalSince1970 < due + 30 {
       peak = max(peak, (try? residentKiB(of: pid)) ?? 0)
-      if let reply = try? controlRequest(.status, socket: dock.socketPath),
+      if let reply = try? controlRequest(ControlRequest(.status), socket: dock.socketPath),
         reply.status?.guards.first?.ringing == true
       {
         rangAt = Date().timeIntervalSince1970

@@ -25,7 +25,7 @@ struct ControlLimitsAttackTests {
     // a daemon that accepts it.
     let draft = AlarmDraft(
       time: try WallTime(parsing: "06:30"), recurrence: .weekly([.monday]), label: Self.combiningLabel)
-    let reply = try request(ControlWire.encode(.alarmAdd(draft)), socket: dock.socketPath)
+    let reply = try request(ControlWire.encode(ControlRequest(adding: draft)), socket: dock.socketPath)
     #expect(reply.ok == false)
     #expect(reply.failure?.kind == .badRequest)
     #expect(reply.failure?.message.contains("256 bytes") == true, "got \(String(describing: reply.failure))")
@@ -34,7 +34,7 @@ struct ControlLimitsAttackTests {
     // A control character is refused the same way.
     var bell = draft
     bell.label = "wake\u{07}up"
-    let belled = try request(ControlWire.encode(.alarmAdd(bell)), socket: dock.socketPath)
+    let belled = try request(ControlWire.encode(ControlRequest(adding: bell)), socket: dock.socketPath)
     #expect(belled.ok == false)
     #expect(belled.failure?.kind == .badRequest)
     #expect(try alarmCount(dock) == 0)
@@ -57,13 +57,13 @@ struct ControlLimitsAttackTests {
     try dock.start()
     let draft = AlarmDraft(time: try WallTime(parsing: "06:30"), recurrence: .weekly([.monday]), label: "x")
     for number in 1...100 {
-      let reply = try request(ControlWire.encode(.alarmAdd(draft)), socket: dock.socketPath)
+      let reply = try request(ControlWire.encode(ControlRequest(adding: draft)), socket: dock.socketPath)
       try #require(reply.ok == true, "alarm \(number): \(String(describing: reply.failure))")
     }
     let result = try dock.ctl("alarm", "add", "07:00", "--days", "tue")
     #expect(result.status == 2, "stdout: \(result.stdout) stderr: \(result.stderr)")
     #expect(result.stderr.contains("at most 100 alarms; remove one first (puckctl alarm rm ID)"))
-    let raw = try request(ControlWire.encode(.alarmAdd(draft)), socket: dock.socketPath)
+    let raw = try request(ControlWire.encode(ControlRequest(adding: draft)), socket: dock.socketPath)
     #expect(raw.ok == false)
     #expect(raw.failure?.kind == .refused)
     #expect(try alarmCount(dock) == 100)
@@ -85,7 +85,7 @@ struct ControlLimitsAttackTests {
       "alarms.json", payload: #"{"alarms": [\#(alarms.joined(separator: ","))], "nextID": 121}"#)
     try dock.start()
 
-    let list = try request(ControlWire.encode(.alarmList), socket: dock.socketPath)
+    let list = try request(ControlWire.encode(ControlRequest(.alarmList)), socket: dock.socketPath)
     #expect(list.alarms?.count == 120)
     #expect(
       list.alarms?.allSatisfy { $0.alarm.label.utf8.count <= 256 && $0.alarm.label.count <= 64 } == true)
@@ -190,7 +190,7 @@ struct ControlLimitsAttackTests {
   }
 
   private func alarmCount(_ dock: DaemonHarness) throws -> Int {
-    let reply = try request(ControlWire.encode(.alarmList), socket: dock.socketPath)
+    let reply = try request(ControlWire.encode(ControlRequest(.alarmList)), socket: dock.socketPath)
     return reply.alarms?.count ?? -1
   }
 

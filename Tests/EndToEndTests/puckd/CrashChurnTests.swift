@@ -33,9 +33,9 @@ struct CrashChurnTests {
       if round % 5 == 0 {
         try Self.openWakeUp(dock)
         checked.rings += 1
-        if Bool.random(using: &random) { _ = try Self.request(dock, .stop) }
+        if Bool.random(using: &random) { _ = try Self.request(dock, ControlRequest(.stop)) }
         if Bool.random(using: &random) {
-          let reply = try Self.request(dock, .scan(try TagUID(parsing: Self.paired)))
+          let reply = try Self.request(dock, ControlRequest(commandLine: ["scan", Self.paired]))
           #expect(reply?.ok == true)
           checked.resolved += 1
         } else {
@@ -58,7 +58,7 @@ struct CrashChurnTests {
       var applied = model
       pending.apply(&applied)
       let landed: Bool
-      if case .alarmAdd(let draft) = pending.command {
+      if pending.command.name == .alarmAdd, let draft = pending.command.alarmDraft {
         // A new alarm's id is the daemon's: it landed if exactly one alarm more, with its label.
         let added = alarms.filter { model[$0.key] == nil }
         landed =
@@ -78,7 +78,7 @@ struct CrashChurnTests {
         try waitUntil(timeout: 15, "round \(round): it rings again") { try dock.isRinging() }
       }
       if !guards.isEmpty {
-        _ = try Self.request(dock, .scan(try TagUID(parsing: Self.paired)))
+        _ = try Self.request(dock, ControlRequest(commandLine: ["scan", Self.paired]))
       }
     }
     print(
@@ -125,7 +125,7 @@ struct CrashChurnTests {
 
   /// A change and what it does to the model if it lands.
   struct Change {
-    let command: ControlCommand
+    let command: ControlRequest
     let apply: (inout Model) -> Void
   }
 
@@ -136,15 +136,15 @@ struct CrashChurnTests {
     let nearCap = existing.count >= 90
     if let id = existing.randomElement(using: &random), nearCap || Int.random(in: 0..<3, using: &random) > 0 {
       if nearCap || Bool.random(using: &random) {
-        return Change(command: .alarmRemove(id)) { $0[id] = nil }
+        return Change(command: ControlRequest(.alarmRemove, [.id: .integer(id)])) { $0[id] = nil }
       }
       let label = "edit\(Int.random(in: 0..<1000, using: &random))"
-      return Change(command: .alarmEdit(id, AlarmEdit(label: label))) { $0[id] = label }
+      return Change(command: ControlRequest(editing: id, AlarmEdit(label: label))) { $0[id] = label }
     }
     let label = "add\(Int.random(in: 0..<1000, using: &random))"
     let draft = AlarmDraft(time: WallTime(hour: 5, minute: 0), recurrence: .weekly([.sunday]), label: label)
     // The new alarm's id is the daemon's: the model learns it from the list.
-    return Change(command: .alarmAdd(draft)) { _ in }
+    return Change(command: ControlRequest(adding: draft)) { _ in }
   }
 
   /// One acknowledged change.
@@ -153,7 +153,7 @@ struct CrashChurnTests {
   {
     let change = randomChange(model, random: &random)
     guard let reply = try request(dock, change.command), reply.ok == true else { return }
-    if case .alarmAdd = change.command {
+    if change.command.name == .alarmAdd {
       model = try alarms(dock)
     } else {
       change.apply(&model)
@@ -164,16 +164,16 @@ struct CrashChurnTests {
   /// earlier wake-ups, retired (disabled) once resolved, are removed first: they count towards
   /// the dock's 100 alarms, and a long soak would fill it with them.
   static func openWakeUp(_ dock: DaemonHarness) throws {
-    let listed = try #require(try request(dock, .alarmList))
+    let listed = try #require(try request(dock, ControlRequest(.alarmList)))
     for view in listed.alarms ?? [] where view.alarm.isOneShot && !view.alarm.enabled {
-      _ = try request(dock, .alarmRemove(view.alarm.id))
+      _ = try request(dock, ControlRequest(.alarmRemove, [.id: .integer(view.alarm.id)]))
     }
     try dock.addAlarm(inSeconds: 2)
     try waitUntil(timeout: 10, "the wake-up rings") { try dock.isRinging() }
   }
 
   static func alarms(_ dock: DaemonHarness) throws -> Model {
-    let reply = try #require(try request(dock, .alarmList))
+    let reply = try #require(try request(dock, ControlRequest(.alarmList)))
     var model: Model = [:]
     // One-shots added for wake-ups are not part of the churn.
     for view in reply.alarms ?? [] where !view.alarm.isOneShot { model[view.alarm.id] = view.alarm.label }
@@ -181,7 +181,7 @@ struct CrashChurnTests {
   }
 
   static func history(_ dock: DaemonHarness) throws -> [String] {
-    let reply = try request(dock, .history(HistoryQuery(limit: 1000)))
+    let reply = try request(dock, ControlRequest(.history, [.limit: .integer(1000)]))
     return (reply?.history ?? []).map {
       "\($0.occurrence.alarmID)@\($0.occurrence.scheduledAt.unixSeconds)/\($0.outcome)"
     }
@@ -206,7 +206,7 @@ struct CrashChurnTests {
       !names.contains { $0.contains(".corrupt-") }, "round \(round): a file was found corrupt: \(names)")
   }
 
-  static func request(_ dock: DaemonHarness, _ command: ControlCommand) throws -> ControlReply? {
+  static func request(_ dock: DaemonHarness, _ command: ControlRequest) throws -> ControlReply? {
     try controlRequest(command, socket: dock.socketPath)
   }
 }

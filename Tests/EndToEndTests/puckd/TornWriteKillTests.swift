@@ -106,7 +106,7 @@ struct TornWriteKillTests {
     let pid = try #require(dock.process?.processIdentifier)
     let strace = try attachStrace(to: dock, killingAt: calls, invocation)
     let draft = AlarmDraft(time: WallTime(hour: 5, minute: 0), recurrence: .weekly([.sunday]), label: label)
-    let reply = try controlRequest(.alarmAdd(draft), socket: dock.socketPath)
+    let reply = try controlRequest(ControlRequest(adding: draft), socket: dock.socketPath)
     // A reply does not mean the daemon is past every traced call: give it a moment to die.
     let deadline = Date().addingTimeInterval(reply?.ok == true ? 0.3 : 5)
     while dock.process?.isRunning == true && Date() < deadline { usleep(10_000) }

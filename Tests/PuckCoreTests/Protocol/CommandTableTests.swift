@@ -4,55 +4,53 @@ import Testing
 /// The command table: every command travels over the wire as itself, its bounds hold at both
 /// ends (puckctl's option parsing and puckd's decoder), and its roles are the ones C2 names.
 @Suite struct CommandTableTests {
-  /// One command of each name, with arguments that are not the defaults where it has any.
-  /// A switch, so a new name without a sample does not compile.
-  private static func sample(_ name: CommandName) throws -> ControlCommand {
+  /// One command of each name, as typed, with arguments that are not the defaults where it has
+  /// any. A switch, so a new name without a sample does not compile.
+  private static func sample(_ name: CommandName) throws -> ControlRequest {
+    let words: [String]
     switch name {
-    case .status: return .status
-    case .pair: return .pair(timeoutSeconds: 45, name: "backup in the car")
-    case .unpair: return .unpair(name: "primary", confirmed: true)
-    case .pucks: return .pucks
-    case .alarmAdd:
-      return .alarmAdd(
-        AlarmDraft(
-          time: WallTime(hour: 6, minute: 30), recurrence: .weekly([.monday, .friday]), label: "work",
-          requiresPuck: false))
-    case .alarmList: return .alarmList
-    case .alarmRemove: return .alarmRemove(7)
-    case .alarmEnable: return .alarmSetEnabled(8, true)
-    case .alarmDisable: return .alarmSetEnabled(9, false)
-    case .alarmSkip: return .alarmSkip(10)
+    case .status: words = ["status"]
+    case .pair: words = ["pair", "--timeout", "45", "--name", "backup in the car"]
+    case .unpair: words = ["unpair", "--name", "primary", "--yes"]
+    case .pucks: words = ["pucks"]
+    case .alarmAdd: words = ["alarm", "add", "06:30", "--days", "mon,fri", "--label", "work", "--no-puck"]
+    case .alarmList: words = ["alarm", "list"]
+    case .alarmRemove: words = ["alarm", "rm", "7"]
+    case .alarmEnable: words = ["alarm", "enable", "8"]
+    case .alarmDisable: words = ["alarm", "disable", "9"]
+    case .alarmSkip: words = ["alarm", "skip", "10"]
     case .alarmEdit:
-      return .alarmEdit(
-        11,
-        AlarmEdit(
-          time: WallTime(hour: 7, minute: 15), recurrence: .tomorrow, label: "gym", requiresPuck: false))
-    case .alarmPause: return .alarmPause(12, until: .absolute(LocalDate(year: 2026, month: 12, day: 27)))
-    case .alarmResume: return .alarmPause(13, until: nil)
-    case .pause: return .pause(until: .tomorrow)
-    case .resume: return .pause(until: nil)
-    case .stop: return .stop
-    case .scan: return .scan(try TagUID(parsing: "04:A2:3B:11:22:33:44"))
-    case .override: return .override
-    case .history: return .history(HistoryQuery(limit: 50, before: 4096))
-    case .test: return .test(seconds: 12)
-    case .acknowledge: return .acknowledge
-    case .check: return .check
-    case .awake: return .awake
-    case .readerAdd: return .readerAdd("kitchen")
-    case .readerRemove: return .readerRemove("hall-2")
-    case .readerList: return .readerList
+      words = ["alarm", "edit", "11", "--time", "07:15", "--date", "tomorrow", "--label", "gym", "--no-puck"]
+    case .alarmPause: words = ["alarm", "pause", "12", "--until", "2026-12-27"]
+    case .alarmResume: words = ["alarm", "resume", "13"]
+    case .pause: words = ["pause", "--until", "tomorrow"]
+    case .resume: words = ["resume"]
+    case .stop: words = ["stop"]
+    case .scan: words = ["scan", "04:A2:3B:11:22:33:44"]
+    case .override: words = ["override", "--cancel"]
+    case .history: words = ["history", "--limit", "50", "--before", "4096"]
+    case .test: words = ["test", "--seconds", "12"]
+    case .acknowledge: words = ["acknowledge"]
+    case .check: words = ["check"]
+    case .awake: words = ["awake"]
+    case .readerAdd: words = ["reader", "add", "kitchen"]
+    case .readerRemove: words = ["reader", "rm", "hall-2"]
+    case .readerList: words = ["reader", "list"]
+    case .stats: words = ["stats", "--weeks", "3"]
+    case .calendar: words = ["calendar", "06:30", "--count", "3"]
+    case .completion: words = ["completion", "fish"]
     }
+    return try ControlRequest(commandLine: words)
   }
 
-  private func decode(_ text: String) throws(ControlFailure) -> ControlCommand {
+  private func decode(_ text: String) throws(ControlFailure) -> ControlRequest {
     try ControlWire.decode(Array(text.utf8))
   }
 
-  @Test(arguments: CommandName.allCases)
+  @Test(arguments: CommandTable.daemon.map(\.name))
   func everyCommandRoundTripsThroughTheWire(_ name: CommandName) throws {
     let command = try Self.sample(name)
-    #expect(command.kind == name)
+    #expect(command.name == name)
     let line = ControlWire.encode(command)
     #expect(String(decoding: line, as: UTF8.self).contains(#""command":"\#(name.rawValue)""#))
     #expect(try ControlWire.decode(line) == command)
@@ -77,7 +75,7 @@ import Testing
     let roles = Dictionary(uniqueKeysWithValues: CommandTable.all.map { ($0.name, $0.role) })
     let anyone: Set<CommandName> = [.status, .alarmList, .history, .readerList, .pucks]
     let root: Set<CommandName> = [.pair, .unpair, .override, .readerAdd, .readerRemove]
-    for name in CommandName.allCases {
+    for name in CommandTable.daemon.map(\.name) {
       let expected: Role = anyone.contains(name) ? .anyone : root.contains(name) ? .root : .member
       #expect(roles[name] == expected, "\(name.rawValue)")
       // The daemon's check reads the same row.
@@ -103,7 +101,7 @@ import Testing
 
   @Test(arguments: bounds)
   func theTableLinksTheOptionToItsBounds(_ bound: Bound) {
-    #expect(bound.command.spec.option(bound.option)?.value == .integer(bound.bounds))
+    #expect(bound.command.spec.option(bound.option)?.kind == .integer(bound.bounds))
   }
 
   @Test(arguments: bounds)
@@ -138,9 +136,11 @@ import Testing
   }
 
   @Test func leftOutArgumentsGetTheTableDefaults() throws {
-    #expect(try decode(#"{"v":1,"command":"pair"}"#) == .pair(timeoutSeconds: 30))
-    #expect(try decode(#"{"v":1,"command":"test"}"#) == .test(seconds: 5))
-    #expect(try decode(#"{"v":1,"command":"history"}"#) == .history(HistoryQuery(limit: 20, before: nil)))
+    #expect(try decode(#"{"v":1,"command":"pair"}"#) == ControlRequest(.pair, [.seconds: .integer(30)]))
+    #expect(
+      try decode(#"{"v":1,"command":"test"}"#)
+        == ControlRequest(.test, [.seconds: .integer(5), .scanSeconds: .integer(30)]))
+    #expect(try decode(#"{"v":1,"command":"history"}"#) == ControlRequest(.history, [.limit: .integer(20)]))
     #expect(CommandTable.pairTimeout.defaultValue == 30)
     #expect(CommandTable.testSeconds.defaultValue == 5)
     #expect(CommandTable.historyLimit.defaultValue == HistoryQuery.defaultLimit)
@@ -154,18 +154,68 @@ import Testing
 
   @Test func alarmAddDescribesItsArguments() {
     let add = CommandName.alarmAdd.spec
-    #expect(add.operand == .time)
-    #expect(add.option("days")?.value == .days)
-    #expect(add.option("date")?.value == .date)
-    #expect(add.option("label")?.value == .label)
-    #expect(add.option("no-puck")?.value == .flag)
-    #expect(CommandName.scan.spec.operand == .tagUID)
-    #expect(CommandName.alarmRemove.spec.operand == .alarmID)
+    #expect(add.operand?.kind == .time)
+    #expect(add.option("days")?.kind == .days)
+    #expect(add.option("date")?.kind == .date)
+    #expect(add.option("label")?.kind == .text(.label))
+    #expect(add.option("no-puck")?.kind == .flag(false))
+    #expect(CommandName.scan.spec.operand?.kind == .tagUID)
+    #expect(CommandName.alarmRemove.spec.operand?.kind == .alarmID)
   }
 
   @Test func anUnknownNameIsRefused() {
     #expect(throws: ControlFailure(.badRequest, "unknown command 'alarm.snooze'")) {
       try decode(#"{"v":1,"command":"alarm.snooze"}"#)
+    }
+  }
+
+  @Test func aFieldThatDoesNotParseIsNamedWithTheReason() {
+    #expect(
+      throws: ControlFailure(
+        .badRequest, "alarm.add: time: '25:99' is not a time: use HH:MM or HH:MM:SS (24-hour)")
+    ) {
+      try decode(#"{"v":1,"command":"alarm.add","time":"25:99"}"#)
+    }
+    #expect(throws: ControlFailure(.badRequest, "alarm.skip: id must be ID (another type)")) {
+      try decode(#"{"v":1,"command":"alarm.skip","id":"three"}"#)
+    }
+    #expect(throws: ControlFailure(.badRequest, "alarm skip needs the alarm ID (see puckctl alarm list)")) {
+      try decode(#"{"v":1,"command":"alarm.skip"}"#)
+    }
+  }
+
+  /// The usage line every `--help` starts with is written from the arguments, so help and
+  /// behaviour cannot drift apart (the old `alarm edit --help` said `--time HH:MM`).
+  @Test(arguments: CommandTable.all.map(\.name))
+  func usageLinesNameEveryArgumentWithWhatItTakes(_ name: CommandName) {
+    let help = name.spec.help
+    for argument in name.spec.arguments {
+      let value = argument.kind.placeholder.map { " " + $0 } ?? ""
+      let shown = argument.name.map { "--" + $0 + value } ?? String(value.dropFirst())
+      #expect(help.contains(shown), "\(name.rawValue) --help shows \(shown)")
+    }
+    #expect(CommandName.alarmEdit.spec.help.contains("[--time HH:MM[:SS]]"))
+  }
+
+  @Test(arguments: ["04:A2:3B:11:22:33:44", "04-A2-3B-11-22-33-44", "04 A2 3B 11 22 33 44", "04a23b11223344"])
+  func everyUIDFormTheHelpNamesIsAccepted(_ uid: String) throws {
+    #expect(CommandName.scan.spec.help.contains("separated by colons, dashes or spaces, or not at all"))
+    #expect(try ControlRequest(commandLine: ["scan", uid]).uid == TagUID(parsing: "04:A2:3B:11:22:33:44"))
+  }
+
+  @Test func theCommandLineIsCheckedByTheDeclaration() {
+    #expect(throws: ControlFailure(.badRequest, "--puck and --no-puck: choose one")) {
+      try ControlRequest(commandLine: ["alarm", "edit", "1", "--puck", "--no-puck"])
+    }
+    #expect(throws: ControlFailure(.badRequest, "alarm add takes --days or --date, not both")) {
+      try ControlRequest(commandLine: ["alarm", "add", "06:30", "--days", "mon", "--date", "today"])
+    }
+    #expect(throws: ControlFailure(.badRequest, "--weeks takes 1-520")) {
+      try ControlRequest(commandLine: ["stats", "--weeks", "0"])
+    }
+    #expect(throws: ControlFailure.self) { try ControlRequest(commandLine: ["alarm", "edit", "1"]) }
+    #expect(throws: ControlFailure(.badRequest, "unknown command 'stats'"), "puckctl answers stats itself") {
+      try decode(#"{"v":1,"command":"stats"}"#)
     }
   }
 }

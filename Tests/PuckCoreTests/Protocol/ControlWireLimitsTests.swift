@@ -5,11 +5,12 @@ import Testing
 @Suite struct ControlWireLimitsTests {
   private func addRequest(label: String) -> [UInt8] {
     ControlWire.encode(
-      .alarmAdd(AlarmDraft(time: WallTime(hour: 6, minute: 30), recurrence: .weekly([.monday]), label: label))
+      ControlRequest(
+        adding: AlarmDraft(time: WallTime(hour: 6, minute: 30), recurrence: .weekly([.monday]), label: label))
     )
   }
 
-  private func decode(_ text: String) throws(ControlFailure) -> ControlCommand {
+  private func decode(_ text: String) throws(ControlFailure) -> ControlRequest {
     try ControlWire.decode(Array(text.utf8))
   }
 
@@ -20,7 +21,7 @@ import Testing
     "é" + String(repeating: "a", count: 63),
   ])
   func labelsWithinTheLimitsAreAccepted(_ label: String) throws {
-    guard case .alarmAdd(let draft) = try ControlWire.decode(addRequest(label: label)) else {
+    guard let draft = try ControlWire.decode(addRequest(label: label)).alarmDraft else {
       Issue.record("not an alarm.add")
       return
     }
@@ -47,11 +48,13 @@ import Testing
   }
 
   @Test func historyWithoutLimitGetsTheDefaultPage() throws {
-    #expect(try decode(#"{"v":1,"command":"history"}"#) == .history(HistoryQuery(limit: 20, before: nil)))
+    #expect(try decode(#"{"v":1,"command":"history"}"#) == ControlRequest(.history, [.limit: .integer(20)]))
   }
 
   @Test func anOldClientSendingOnlyLimitStillWorks() throws {
-    #expect(try decode(#"{"v":1,"command":"history","limit":3}"#) == .history(HistoryQuery(limit: 3)))
+    #expect(
+      try decode(#"{"v":1,"command":"history","limit":3}"#) == ControlRequest(.history, [.limit: .integer(3)])
+    )
   }
 
   @Test(arguments: [0, -1, 1001, 5000, Int.max])
@@ -67,7 +70,7 @@ import Testing
   }
 
   @Test func historyQueryRoundTrips() throws {
-    let command = ControlCommand.history(HistoryQuery(limit: 1000, before: 123_456))
+    let command = ControlRequest(.history, [.limit: .integer(1000), .before: .integer(123_456)])
     #expect(try ControlWire.decode(ControlWire.encode(command)) == command)
   }
 

@@ -5,21 +5,21 @@ import Testing
 @Suite struct ControlWireTests {
   private let time = WallTime(hour: 6, minute: 30)
 
-  private func roundTrip(_ recurrence: DraftRecurrence) throws -> (line: String, decoded: ControlCommand) {
-    let line = ControlWire.encode(.alarmAdd(AlarmDraft(time: time, recurrence: recurrence)))
+  private func roundTrip(_ recurrence: DraftRecurrence) throws -> (line: String, decoded: ControlRequest) {
+    let line = ControlWire.encode(ControlRequest(adding: AlarmDraft(time: time, recurrence: recurrence)))
     return (String(decoding: line, as: UTF8.self), try ControlWire.decode(line))
   }
 
   @Test func relativeDatesTravelAsWords() throws {
     let today = try roundTrip(.today)
     #expect(today.line.contains(#""date":"today""#))
-    #expect(today.decoded == .alarmAdd(AlarmDraft(time: time, recurrence: .today)))
+    #expect(today.decoded == ControlRequest(adding: AlarmDraft(time: time, recurrence: .today)))
     let tomorrow = try roundTrip(.tomorrow)
     #expect(tomorrow.line.contains(#""date":"tomorrow""#))
-    #expect(tomorrow.decoded == .alarmAdd(AlarmDraft(time: time, recurrence: .tomorrow)))
+    #expect(tomorrow.decoded == ControlRequest(adding: AlarmDraft(time: time, recurrence: .tomorrow)))
     let next = try roundTrip(.next)
     #expect(!next.line.contains("date") && !next.line.contains("days"))
-    #expect(next.decoded == .alarmAdd(AlarmDraft(time: time, recurrence: .next)))
+    #expect(next.decoded == ControlRequest(adding: AlarmDraft(time: time, recurrence: .next)))
   }
 
   @Test func absoluteDatesKeepTheirProtocol1Form() throws {
@@ -30,7 +30,8 @@ import Testing
     let old =
       #"{"v":1,"command":"alarm.add","time":"06:30","date":"2026-12-24","label":"","requiresPuck":true}"#
     #expect(
-      try ControlWire.decode(Array(old.utf8)) == .alarmAdd(AlarmDraft(time: time, recurrence: .once(date))))
+      try ControlWire.decode(Array(old.utf8))
+        == ControlRequest(adding: AlarmDraft(time: time, recurrence: .once(date))))
     let bad = #"{"v":1,"command":"alarm.add","time":"06:30","date":"someday"}"#
     #expect(throws: ControlFailure.self) { try ControlWire.decode(Array(bad.utf8)) }
   }

@@ -134,7 +134,13 @@ final class ManualDock {
 
   /// One request over the control socket; the loop is run until the final reply is in.
   @discardableResult
-  func request(_ command: ControlCommand) throws -> ControlReply {
+  func request(_ words: String...) throws -> ControlReply {
+    try request(try ControlRequest(commandLine: words))
+  }
+
+  /// One request as built, not as typed (what puckctl would refuse to send).
+  @discardableResult
+  func request(_ command: ControlRequest) throws -> ControlReply {
     let connection = try open(command)
     for _ in 0..<50 {
       if let reply = try connection.replies().last(where: { $0.ok != nil }) { return reply }
@@ -144,7 +150,12 @@ final class ManualDock {
 
   /// Sends a request, lets the daemon take it, and leaves the connection open (a pairing, a
   /// rehearsal); its replies are read with `Connection.replies()`.
-  func open(_ command: ControlCommand) throws -> Connection {
+  func open(_ words: String...) throws -> Connection {
+    try open(try ControlRequest(commandLine: words))
+  }
+
+  /// `open` of a request as built.
+  func open(_ command: ControlRequest) throws -> Connection {
     let connection = try Connection(path: socket, dock: self)
     try connection.send(command)
     // The daemon takes the request now, at this instant of the clock.
@@ -153,7 +164,7 @@ final class ManualDock {
   }
 
   func status() throws -> DockStatus {
-    guard let status = try request(.status).status else { throw CocoaError(.fileReadCorruptFile) }
+    guard let status = try request("status").status else { throw CocoaError(.fileReadCorruptFile) }
     return status
   }
 
@@ -166,8 +177,8 @@ final class ManualDock {
   {
     let recurrence: DraftRecurrence = days.map { .weekly($0) } ?? date.map { .once($0) } ?? .next
     let reply = try request(
-      .alarmAdd(AlarmDraft(time: WallTime(hour: hour, minute: minute), recurrence: recurrence)))
-    guard reply.ok == true, let list = try request(.alarmList).alarms, let last = list.last else {
+      ControlRequest(adding: AlarmDraft(time: WallTime(hour: hour, minute: minute), recurrence: recurrence)))
+    guard reply.ok == true, let list = try request("alarm", "list").alarms, let last = list.last else {
       throw CocoaError(.fileReadCorruptFile)
     }
     return last.alarm.id
@@ -175,7 +186,7 @@ final class ManualDock {
 
   /// The history, newest first.
   func history() throws -> [HistoryEntry] {
-    try request(.history(HistoryQuery(limit: 100))).history ?? []
+    try request("history", "--limit", "100").history ?? []
   }
 
   /// A client connection, read without blocking between loop turns.
@@ -204,7 +215,7 @@ final class ManualDock {
       Glibc.close(fd)
     }
 
-    func send(_ command: ControlCommand) throws {
+    func send(_ command: ControlRequest) throws {
       try writeAll(ControlWire.encode(command) + [10], to: fd)
     }
 
