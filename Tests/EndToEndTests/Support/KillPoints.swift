@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Runs one traced daemon per kill point, all at once, each on a thread of its own: a kill test
 /// waits on real time (an alarm falling due, an answer window), and one after another would
@@ -10,7 +9,7 @@ enum KillPoints {
   static func each<Found: Sendable>(
     _ invocations: ClosedRange<Int>, _ run: @escaping @Sendable (Int) throws -> Found
   ) -> [Int: Result<Found, HarnessError>] {
-    let found = Mutex<[Int: Result<Found, HarnessError>]>([:])
+    let found = Results<Found>()
     let group = DispatchGroup()
     for invocation in invocations {
       group.enter()
@@ -21,11 +20,24 @@ enum KillPoints {
         } catch {
           result = .failure(HarnessError("\(error)"))
         }
-        found.withLock { $0[invocation] = result }
+        found.set(result, for: invocation)
         group.leave()
       }.start()
     }
     group.wait()
-    return found.withLock { $0 }
+    return found.all
   }
+}
+
+/// What the runs found, by kill point. A lock rather than Synchronization's `Mutex`: Debian's
+/// Swift 6.0.3 crashes compiling a `Mutex` of a generic parameter's type.
+private final class Results<Found: Sendable>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var values: [Int: Result<Found, HarnessError>] = [:]
+
+  func set(_ result: Result<Found, HarnessError>, for invocation: Int) {
+    lock.withLock { values[invocation] = result }
+  }
+
+  var all: [Int: Result<Found, HarnessError>] { lock.withLock { values } }
 }
