@@ -129,10 +129,12 @@ STRIP ?= strip
 # PURGE=1 makes `make uninstall` also remove the state (alarms, history, pairing) and the config.
 PURGE ?=
 
-# Static Swift runtime so the board needs only Debian's libraries; no $ORIGIN run path. The
-# relocations read-only after start-up (RELRO, bound at once), as Debian's hardening asks: the
-# linker trixie's swiftlang drives does not do it by itself (lintian: hardening-no-relro).
-RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath \
+# Static Swift runtime so the board needs only Debian's libraries; no $ORIGIN run path. Linked
+# by lld (both toolchains ship it) with the relocations read-only after start-up (RELRO, bound
+# at once), as Debian's hardening asks: trixie's swiftlang links with GNU ld by default, which
+# with the static Swift runtime leaves out the RELRO segment even when asked (lintian:
+# hardening-no-relro); lld makes it.
+RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
   -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 RELEASE_BIN := .build/release
 DEPLOY_DIR := .build/deploy
