@@ -30,10 +30,10 @@ extension Daemon {
     if before.mqtt != config.mqtt {
       Log.notice("SIGHUP: [mqtt] changed; reconnecting the remote readers")
       remoteReaders.start()
-      updateReaderPolling()
+      turnEnd.updatePolling()
     }
     if before.mqtt != config.mqtt || before.homeAssistant != config.homeAssistant {
-      homeAssistant.start(readers: scannerNames)
+      homeAssistant.start(readers: turnEnd.scannerNames)
     }
     settings.reloadZone()
     schedule.refresh()

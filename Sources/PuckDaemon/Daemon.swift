@@ -22,7 +22,7 @@ import PuckSystem
 public final class Daemon {
   let environment: DaemonEnvironment
   let loop: EventLoop<LoopMessage>
-  /// What changed in the current loop turn (`endOfTurn` acts on it).
+  /// What changed in the current loop turn (`TurnEnd` acts on it).
   let changes = DockChanges()
   let signals: SignalSource
   let notifier: SystemdNotifier
@@ -45,6 +45,8 @@ public final class Daemon {
   let rehearsal: RehearsalFlow
   let overrides: OverrideFlow
   let router: RequestRouter
+  let scans: ScanRouter
+  let turnEnd: TurnEnd
   private var server: ControlServer?
 
   /// Sets up everything that can fail before the loop runs; errors here are fatal to start-up
@@ -90,6 +92,10 @@ public final class Daemon {
     status = StatusReporter(
       dock: dock, enforcement: enforcement, schedule: schedule, devices: devices, flows: flows,
       homeAssistant: homeAssistant)
+    scans = ScanRouter(dock: dock, enforcement: enforcement, flows: flows, homeAssistant: homeAssistant)
+    turnEnd = TurnEnd(
+      dock: dock, devices: devices, enforcement: enforcement, flows: flows, status: status,
+      homeAssistant: homeAssistant)
     router = RequestRouter(
       dock: dock, enforcement: enforcement, schedule: schedule, retry: retry, status: status,
       devices: devices, flows: flows)
@@ -131,11 +137,11 @@ public final class Daemon {
     enforcement.load()
     readers.start()
     remoteReaders.start()
-    homeAssistant.start(readers: scannerNames)
+    homeAssistant.start(readers: turnEnd.scannerNames)
     lines.start(settings.config)
 
     loop.onMessage = { [unowned self] message in self.received(message) }
-    loop.atEndOfEachTurn { [unowned self] in self.endOfTurn() }
+    loop.atEndOfEachTurn { [unowned turnEnd] in turnEnd.run() }
     try loop.watch(signals.fd) { [unowned self] _ in
       for signal in self.signals.drain() { self.received(signal: signal) }
     }
@@ -168,7 +174,7 @@ public final class Daemon {
     // After READY: it waits up to a few seconds for the devices' answers on the loop.
     preflight.run(.start)
     // What start-up marked (polling for a wake-up it resumed, the LED), before the loop sleeps.
-    endOfTurn()
+    turnEnd.run()
   }
 
   /// Runs every handler that is ready, and what they make ready, without sleeping (tests with a

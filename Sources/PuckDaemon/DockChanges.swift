@@ -1,5 +1,5 @@
 /// What changed in the dock during one turn of the loop. Components mark it as it happens; the
-/// daemon acts on it once, when the turn ends (`Daemon.endOfTurn`), so status, the LED,
+/// daemon acts on it once, when the turn ends (`TurnEnd.run`), so status, the LED,
 /// `STATUS=` and Home Assistant's state are rendered once per turn however many components
 /// changed in it (systemd's timesyncd defers its work to the same point: an `sd_event` defer
 /// source). Marking is all a component does; it never calls the others.

@@ -128,7 +128,7 @@ final class StatusReporter {
 
   /// Renders status where it is shown: the LED, Home Assistant's state, and systemd's status
   /// line when it changed. Once per loop turn in which something marked `.status`
-  /// (`Daemon.endOfTurn`), never from a component.
+  /// (`TurnEnd.run`), never from a component.
   func render() {
     renders += 1
     devices.readers.refreshProgress()
