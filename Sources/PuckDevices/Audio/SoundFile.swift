@@ -1,6 +1,5 @@
 import CSndfile
 import Glibc
-import PuckSystem
 import Synchronization
 
 // Glibc and CSndfile only (no PuckSystem), so that fuzz/run can compile this file with
@@ -72,12 +71,9 @@ public enum SoundFile {
 
   /// Reads and decodes the sound file at `path`.
   public static func load(path: String) throws(SoundFileError) -> PCMSound {
-    let fd: Int32
-    do {
-      fd = try systemCall("open") { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
-    } catch {
-      throw .unreadable(path: path, reason: error.systemMessage)
-    }
+    var fd: Int32
+    repeat { fd = Glibc.open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
+    guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
     defer { _ = Glibc.close(fd) }
     var status = stat()
     guard fstat(fd, &status) == 0 else {
@@ -271,14 +267,13 @@ private final class VirtualFile {
     var done = 0
     if let descriptor {
       while done < wanted {
-        do {
-          let got = try systemCall("pread") {
-            pread(descriptor, buffer + done, wanted - done, off_t(position) + off_t(done))
-          }
-          if got == 0 { break }  // the file shrank
+        let got = pread(descriptor, buffer + done, wanted - done, off_t(position) + off_t(done))
+        if got > 0 {
           done += got
-        } catch {
-          failure = error.systemMessage
+        } else if got == 0 {
+          break  // the file shrank
+        } else if errno != EINTR {
+          failure = String(cString: strerror(errno))
           break
         }
       }
