@@ -242,7 +242,7 @@ deb: deps
 # The arm64 package for a Raspberry Pi: `make deb` run in a trixie arm64 root under qemu-user
 # emulation with Debian's swiftlang, installed there and smoke-tested (.ci/check-arm64), copied to
 # .build/deploy/arm64/. Root only. The root is kept in $PUCK_CI_CACHE (/var/cache/puckalarm-ci).
-# Slow: 62 minutes under emulation on a shared 2-core machine, and the root about 15 more from
+# Slow: 18 to 62 minutes under emulation on a shared 2-core machine, and the root about 15 more from
 # nothing (packaging/README.md).
 deb-arm64:
 	$(call apt_install,debootstrap debian-archive-keyring)
