@@ -174,8 +174,8 @@ final class Enforcement {
   /// Changes the record and saves it with the machine's guards and journal: one write for
   /// changes that come with no wake-up event (the schedule's progress, the wake-up check
   /// asking, a slice of the missed backlog).
-  func record(_ changes: RecordChange...) {
-    for change in changes { dock.state.guardsFile.apply(change) }
+  func record(_ change: RecordChange) {
+    dock.state.guardsFile.apply(change)
     save()
   }
 

@@ -81,7 +81,7 @@ final class ScheduleKeeper {
         .alarmDue(AlarmOccurrence(alarm: due.alarm, scheduledAt: due.occurrence.instant)),
         with: index == catchUp.ring.count - 1 ? handled : [])
     }
-    if catchUp.ring.isEmpty && moved { enforcement.record(handled[0]) }
+    if catchUp.ring.isEmpty, let change = handled.first { enforcement.record(change) }
     missed.scheduleSlice()
     refresh()
   }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Glibc
 
 /// Runs one traced daemon per kill point, all at once, each on a thread of its own: a kill test
 /// waits on real time (an alarm falling due, an answer window), and one after another would
@@ -26,6 +27,42 @@ enum KillPoints {
     }
     group.wait()
     return found.all
+  }
+
+  /// Ends one traced run. A daemon still running is let go by strace and read as it is
+  /// (`left`); a killed one is read on disk (`onDisk`), restarted, given `settle` to act, and
+  /// read again.
+  static func outcome<Left: Sendable>(
+    _ dock: DaemonHarness, strace: Process, onDisk: (DaemonHarness) throws -> Left,
+    left: (DaemonHarness) throws -> Left, settle: (DaemonHarness) throws -> Void = { _ in }
+  ) throws -> KillPointFound<Left> {
+    if let pid = dock.process?.processIdentifier, dock.process?.isRunning == true {
+      // The kernel detaches a dead tracer's tracees and they run on.
+      kill(strace.processIdentifier, SIGKILL)
+      strace.waitUntilExit()
+      try waitUntil(timeout: 10, "strace has let go of puckd") { !TornWriteKillTests.isTraced(pid) }
+      return .survived(try left(dock))
+    }
+    strace.waitUntilExit()
+    dock.stop(signal: SIGKILL)
+    let disk = try onDisk(dock)
+    try dock.start()
+    try settle(dock)
+    return .killed(disk: disk, restarted: try left(dock))
+  }
+}
+
+/// What one kill point left: on disk after the kill, then as the restarted daemon shows it; or,
+/// when the run got past every traced call, as it went on.
+enum KillPointFound<Left: Sendable>: Sendable, CustomStringConvertible {
+  case killed(disk: Left, restarted: Left)
+  case survived(Left)
+
+  var description: String {
+    switch self {
+    case .killed(let disk, let restarted): "killed; on disk \(disk), after the restart \(restarted)"
+    case .survived(let left): "not killed; \(left)"
+    }
   }
 }
 

@@ -15,19 +15,7 @@ import Testing
 struct AwakeCheckKillTests {
   static let puck = "04:A2:3B:11:22:33:44"
 
-  /// What one kill point left: on disk after the kill, then in status after the restart; or,
-  /// when the run got past every traced rename, status as it went on.
-  enum Found: Sendable, CustomStringConvertible {
-    case killed(disk: Left, restarted: Left)
-    case survived(Left)
-
-    var description: String {
-      switch self {
-      case .killed(let disk, let restarted): "killed; on disk \(disk), after the restart \(restarted)"
-      case .survived(let left): "not killed; \(left)"
-      }
-    }
-  }
+  typealias Found = KillPointFound<Left>
 
   /// The open wake-ups and whether a check waits.
   struct Left: Sendable, CustomStringConvertible {
@@ -42,7 +30,7 @@ struct AwakeCheckKillTests {
   )
   func killedWhileTheScanCloses() throws {
     // The check waits an hour: nothing else writes while the scan's saves are counted.
-    let found = Self.atEachRename(1...10) { invocation in
+    let found = KillPoints.each(1...10) { invocation in
       let dock = try Self.dock(awakeCheck: "1h")
       let strace = try Self.trace(dock, killingAtRename: invocation)
       let scanned = try? dock.ctl("scan", Self.puck)
@@ -58,7 +46,7 @@ struct AwakeCheckKillTests {
     "no answer to the check: at every kill while it opens the wake-up again, the wake-up is open or the check waits"
   )
   func killedWhileTheUnansweredCheckReopens() throws {
-    let found = Self.atEachRename(1...5) { invocation in
+    let found = KillPoints.each(1...5) { invocation in
       let dock = try Self.dock(awakeCheck: "1s")
       guard try dock.ctl("scan", Self.puck).stdout.contains("wake-up complete") else {
         throw HarnessError("the scan did not end the wake-up")
@@ -91,21 +79,9 @@ struct AwakeCheckKillTests {
     try TornWriteKillTests.attachStrace(to: dock, killingAt: "?rename,renameat,?renameat2", invocation)
   }
 
-  /// What the run left. A daemon still running is let go by strace and read as it is; a killed
-  /// one is read on disk, restarted and read again.
+  /// What the run left (`KillPoints.outcome`), read as status and `guards.json` show it.
   static func outcome(_ dock: DaemonHarness, strace: Process) throws -> Found {
-    if let pid = dock.process?.processIdentifier, dock.process?.isRunning == true {
-      // The kernel detaches a dead tracer's tracees and they run on.
-      kill(strace.processIdentifier, SIGKILL)
-      strace.waitUntilExit()
-      try waitUntil(timeout: 10, "strace has let go of puckd") { !TornWriteKillTests.isTraced(pid) }
-      return .survived(try left(dock))
-    }
-    strace.waitUntilExit()
-    dock.stop(signal: SIGKILL)
-    let disk = try onDisk(dock)
-    try dock.start()
-    return .killed(disk: disk, restarted: try left(dock))
+    try KillPoints.outcome(dock, strace: strace, onDisk: onDisk, left: left)
   }
 
   /// The open wake-ups and the check as status shows them.
@@ -122,13 +98,6 @@ struct AwakeCheckKillTests {
       throw HarnessError("guards.json has no payload")
     }
     return Left(guards: (payload["guards"] as? [Any])?.count ?? 0, check: payload["awakeCheck"] != nil)
-  }
-
-  /// Runs `run` for every kill point at once, each on a thread (and a daemon) of its own.
-  static func atEachRename(
-    _ invocations: ClosedRange<Int>, _ run: @escaping @Sendable (Int) throws -> Found
-  ) -> [Int: Result<Found, HarnessError>] {
-    KillPoints.each(invocations, run)
   }
 
   /// Every kill left the wake-up open or its check waiting, on disk and after the restart; the

@@ -24,19 +24,7 @@ struct RecordWriterKillTests {
     }
   }
 
-  /// After a kill: the file as it was left, and status after the restart; else status as the
-  /// run went on.
-  enum Found: Sendable, CustomStringConvertible {
-    case killed(disk: Left, restarted: Left)
-    case survived(Left)
-
-    var description: String {
-      switch self {
-      case .killed(let disk, let restarted): "killed; on disk \(disk), after the restart \(restarted)"
-      case .survived(let left): "not killed; \(left)"
-      }
-    }
-  }
+  typealias Found = KillPointFound<Left>
 
   @Test(
     "an alarm falls due: at every kill the file is whole, and after the restart it rings, once, not missed")
@@ -82,23 +70,11 @@ struct RecordWriterKillTests {
     return dock
   }
 
-  /// What the run left. A daemon still running is let go by strace and read as it is; a killed
-  /// one is read on disk (which must decode), restarted, given `settle` to act, and read again.
+  /// What the run left (`KillPoints.outcome`): a killed one's `guards.json` must decode.
   static func outcome(
     _ dock: DaemonHarness, strace: Process, settle: (DaemonHarness) throws -> Void
   ) throws -> Found {
-    if let pid = dock.process?.processIdentifier, dock.process?.isRunning == true {
-      kill(strace.processIdentifier, SIGKILL)
-      strace.waitUntilExit()
-      try waitUntil(timeout: 10, "strace has let go of puckd") { !TornWriteKillTests.isTraced(pid) }
-      return .survived(try left(dock))
-    }
-    strace.waitUntilExit()
-    dock.stop(signal: SIGKILL)
-    let disk = try onDisk(dock)
-    try dock.start()
-    try settle(dock)
-    return .killed(disk: disk, restarted: try left(dock))
+    try KillPoints.outcome(dock, strace: strace, onDisk: onDisk, left: left, settle: settle)
   }
 
   static func left(_ dock: DaemonHarness) throws -> Left {
