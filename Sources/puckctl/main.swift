@@ -65,7 +65,6 @@ enum PuckCtl {
         return ExitCode.success.rawValue
       }
       let request = try ControlRequest(commandLine: arguments, standardInput: { readLine() })
-      let client = DaemonClient(socketPath: socketPath)
       switch request.name {
       case .calendar:
         print(try CalendarCommand.run(request, now: now, zones: zones))
@@ -73,11 +72,12 @@ enum PuckCtl {
       case .completion:
         print(ShellCompletion.script(for: request.text(.shell) ?? ""), terminator: "")
         return ExitCode.success.rawValue
-      case .stats:
-        let zone = (try? zones.systemZone()) ?? .utc
-        return try StatsCommand(client: client, zone: zone, now: now).run(request).rawValue
       default:
+        let client = DaemonClient(socketPath: socketPath)
         let zone = (try? zones.systemZone()) ?? .utc
+        if request.name == .stats {
+          return try StatsCommand(client: client, zone: zone, now: now).run(request).rawValue
+        }
         return try ClientCommands(client: client, zone: zone, now: now).run(request).rawValue
       }
     } catch let failure as ControlFailure {
