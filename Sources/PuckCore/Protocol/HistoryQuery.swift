@@ -19,14 +19,9 @@ public struct HistoryQuery: Hashable, Sendable {
   /// Send entries older than this cursor (`nextBefore` of an earlier reply); nil for the newest.
   public var before: Int?
 
-  /// A query; callers validate `limit` with `isValidLimit` (the wire decoder does).
+  /// A query; the command table's `history --limit` bounds hold `limit` to 1...`maximumLimit`.
   public init(limit: Int = HistoryQuery.defaultLimit, before: Int? = nil) {
     self.limit = limit
     self.before = before
-  }
-
-  /// Whether `limit` is within 1...`maximumLimit`.
-  public static func isValidLimit(_ limit: Int) -> Bool {
-    (1...maximumLimit).contains(limit)
   }
 }
