@@ -72,6 +72,8 @@ enum PuckCtl {
       case .completion:
         print(ShellCompletion.script(for: request.text(.shell) ?? ""), terminator: "")
         return ExitCode.success.rawValue
+      case .setup:
+        return try SetupCommand.run(request).rawValue
       default:
         let client = DaemonClient(socketPath: socketPath)
         let zone = (try? zones.systemZone()) ?? .utc

@@ -30,6 +30,7 @@ public enum CommandName: String, CaseIterable, Hashable, Sendable {
   case stats
   case calendar
   case completion
+  case setup
 }
 
 /// The one table of commands. puckctl parses, checks, explains and completes its command line
@@ -378,6 +379,18 @@ extension CommandName {
         details: """
           Prints the shell's completion script for puckctl. Debian's package installs them; by hand:
             puckctl completion bash > ~/.local/share/bash-completion/completions/puckctl
+          """)
+    case .setup:
+      return CommandSpec(
+        self, ["setup"], .root, home: .client,
+        [CommandArgument(.option("root"), .text(.free("DIR")), field: .root), .json],
+        summary: "bring-up assistant: what this board needs for the reader (root)",
+        details: """
+          The bring-up assistant, its first step: reads the board's model, config.txt, cmdline.txt
+          and where serial0 points, and says what a reader on the GPIO UART (or I2C, SPI) still
+          needs, with the raspi-config command that changes it. It never changes a boot file.
+          Exits 1 while the GPIO UART is not ready for a reader (or the board is not one it knows).
+          --root reads a board's files under DIR instead of / (a card mounted on another machine).
           """)
     }
   }

@@ -137,7 +137,7 @@ final class RequestRouter {
     case .readerAdd: client.send(try addReader(try required(request.text(.reader)), key: request.text(.key)))
     case .readerRemove: client.send(try removeReader(try required(request.text(.reader))))
     case .readerList: client.send(listReaders())
-    case .stats, .calendar, .completion:
+    case .stats, .calendar, .completion, .setup:
       // The decoder refuses these as unknown: puckctl answers them itself.
       throw ControlFailure(.badRequest, "unknown command '\(request.name.rawValue)'")
     }
