@@ -30,7 +30,7 @@ private struct ConfigParser {
   mutating func consume(_ rawLine: String, lineNumber: Int) throws(ConfigError) {
     var line = rawLine
     if lineNumber == 1, line.hasPrefix("\u{FEFF}") { line.removeFirst() }
-    line = Self.strippingComment(line).trimmingWhitespace()
+    line = DockConfig.strippingComment(line).trimmingWhitespace()
     if line.isEmpty { return }
 
     func fail(_ reason: ConfigError.Reason) -> ConfigError {
@@ -68,7 +68,9 @@ private struct ConfigParser {
       throw fail(.badValue(key: key, value: value, problem: error))
     }
   }
+}
 
+extension DockConfig {
   /// The line without its comment: everything from a `#` or `;` that starts the line or
   /// follows a space or tab. A `#` inside a value (`pn532_uart:/dev/tty#1`) is kept.
   static func strippingComment(_ line: String) -> String {
