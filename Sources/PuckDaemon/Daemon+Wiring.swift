@@ -26,6 +26,12 @@ extension Daemon {
       return nil
     }
     router.onScan = { [unowned scans] uid, _ in scans.simulated(uid) }
+    // `puckctl reload` is SIGHUP asked over the socket: the composition root's own work, the
+    // one back edge that reaches the daemon.
+    router.onReload = { [unowned self] in
+      self.reload()
+      return self.settings.configProblem
+    }
     enforcement.willRing = { [unowned rehearsal] in rehearsal.interrupt() }
     enforcement.afterEvent = { [unowned pairingFlow, unowned overrides, unowned schedule] event, changed in
       // Pairing is refused while a wake-up is open (docs/DESIGN.md P3).

@@ -26,6 +26,7 @@ public enum CommandName: String, CaseIterable, Hashable, Sendable {
   case readerAdd = "reader.add"
   case readerRemove = "reader.rm"
   case readerList = "reader.list"
+  case reload
   // Answered by puckctl itself; puckd refuses them as unknown.
   case stats
   case calendar
@@ -337,6 +338,15 @@ extension CommandName {
       return CommandSpec(
         self, ["reader", "list"], .anyone, summary: "the remote readers and their health",
         details: "Lists the enrolled remote readers, each with its health.")
+    case .reload:
+      return CommandSpec(
+        self, ["reload"], .root, summary: "read puckd.conf again and apply it, as SIGHUP does (root)",
+        details: """
+          Reads the config file again and applies what changed (devices, reader, zone, schedule),
+          as 'systemctl reload puckd' (SIGHUP) does, and answers whether it was taken: a config
+          with a mistake is refused with its file:line and why, and puckd keeps its previous
+          settings. Exits 1 then.
+          """)
     case .stats:
       return CommandSpec(
         self, ["stats"], .anyone, home: .client,

@@ -16,6 +16,8 @@ final class RequestRouter {
   let flows: ControlFlows
   /// Where a simulated scan goes (pairing first, else the guards).
   @Wired("RequestRouter.onScan") var onScan: (TagUID, Bool) -> Void
+  /// Reads the config again and applies it (as SIGHUP); the problem it found, or nil.
+  @Wired("RequestRouter.onReload") var onReload: () -> String?
 
   init(
     dock: DockContext, enforcement: Enforcement, schedule: ScheduleKeeper, retry: StateRetry,
@@ -137,6 +139,11 @@ final class RequestRouter {
     case .readerAdd: client.send(try addReader(try required(request.text(.reader)), key: request.text(.key)))
     case .readerRemove: client.send(try removeReader(try required(request.text(.reader))))
     case .readerList: client.send(listReaders())
+    case .reload:
+      if let problem = onReload() {
+        throw ControlFailure(.failed, "\(problem); puckd keeps its previous settings")
+      }
+      client.send(.success("puckd read \(dock.settings.options.configPath) again and applied it"))
     case .stats, .calendar, .completion, .setup:
       // The decoder refuses these as unknown: puckctl answers them itself.
       throw ControlFailure(.badRequest, "unknown command '\(request.name.rawValue)'")

@@ -40,7 +40,7 @@ struct AuthorizationMatrixTests {
     "test": ["test", "--seconds", "1", "--scan-seconds", "0"], "acknowledge": ["acknowledge"],
     "check": ["check"], "pucks": ["pucks"], "awake": ["awake"],
     "reader add": ["reader", "add", "matrix"], "reader rm": ["reader", "rm", "matrix"],
-    "reader list": ["reader", "list"],
+    "reader list": ["reader", "list"], "reload": ["reload"],
   ]
 
   @Test(

@@ -115,6 +115,25 @@ struct DaemonLifecycleTests {
     #expect(problems.contains { $0.contains("puckd.conf:2:") && $0.contains("retry_delay") })
   }
 
+  @Test("puckctl reload answers whether the config was taken: a mistake with its file:line, then the fix")
+  func reloadOverTheSocket() throws {
+    let dock = try DaemonHarness(config: "[enforcement]\nretry_delay = 20s\n", audio: false)
+    try dock.start()
+    try "[enforcement]\nretry_delay = 2s\n".write(toFile: dock.configPath, atomically: true, encoding: .utf8)
+    let refused = try dock.ctl("reload")
+    #expect(refused.status == 1)
+    #expect(
+      refused.stderr.contains("puckd.conf:2:") && refused.stderr.contains("retry_delay"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("keeps its previous settings"))
+
+    try "[enforcement]\nretry_delay = 45s\n".write(toFile: dock.configPath, atomically: true, encoding: .utf8)
+    let taken = try dock.ctl("reload")
+    #expect(taken.status == 0, "\(taken.stderr)")
+    #expect(taken.stdout.contains("again and applied it"))
+    let problems = try dock.status()["problems"] as? [String] ?? []
+    #expect(!problems.contains { $0.contains("puckd.conf") }, "\(problems)")
+  }
+
   @Test("a long history reaches puckctl whole, however slowly the socket drains")
   func longHistory() throws {
     let dock = try DaemonHarness(audio: false)

@@ -36,6 +36,7 @@ import Testing
     case .readerAdd: words = ["reader", "add", "kitchen"]
     case .readerRemove: words = ["reader", "rm", "hall-2"]
     case .readerList: words = ["reader", "list"]
+    case .reload: words = ["reload"]
     case .stats: words = ["stats", "--weeks", "3"]
     case .calendar: words = ["calendar", "06:30", "--count", "3"]
     case .completion: words = ["completion", "fish"]
@@ -75,7 +76,7 @@ import Testing
   @Test func rolesAreTheOnesTheDesignNames() throws {
     let roles = Dictionary(uniqueKeysWithValues: CommandTable.all.map { ($0.name, $0.role) })
     let anyone: Set<CommandName> = [.status, .alarmList, .history, .readerList, .pucks]
-    let root: Set<CommandName> = [.pair, .unpair, .override, .readerAdd, .readerRemove]
+    let root: Set<CommandName> = [.pair, .unpair, .override, .readerAdd, .readerRemove, .reload]
     for name in CommandTable.daemon.map(\.name) {
       let expected: Role = anyone.contains(name) ? .anyone : root.contains(name) ? .root : .member
       #expect(roles[name] == expected, "\(name.rawValue)")
