@@ -94,7 +94,8 @@ let package = Package(
       name: "PuckDaemon", dependencies: ["PuckCore", "PuckSystem", "PuckStorage", "PuckDevices", "CLinux"]),
 
     .executableTarget(name: "puckd", dependencies: ["PuckDaemon"]),
-    .executableTarget(name: "puckctl", dependencies: ["PuckCore", "PuckSystem", "PuckStorage"]),
+    .executableTarget(
+      name: "puckctl", dependencies: ["PuckCore", "PuckSystem", "PuckStorage", "PuckDevices"]),
     // The reader node: a second board's PN532 forwarding signed scans through MQTT.
     .executableTarget(
       name: "puck-reader", dependencies: ["PuckDaemon", "PuckDevices", "PuckStorage", "PuckCore"]),

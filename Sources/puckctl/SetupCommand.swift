@@ -3,25 +3,219 @@ import Glibc
 import PuckCore
 import PuckStorage
 
-/// `puckctl setup`: the bring-up assistant's first step, the board (`BoardSurvey`). Reads the
-/// device tree's model, the firmware's `config.txt` and `cmdline.txt`, where `/dev/serial0`
-/// points and which bus devices exist, under `--root` (a card mounted elsewhere, or the
-/// tests' fake board), and says what to change; it never changes a boot file itself.
-enum SetupCommand {
+/// `puckctl setup`, the bring-up assistant (issue 26): the board (`BoardSurvey`), then the
+/// reader, probed one candidate at a time through libnfc with explicit connstrings, then
+/// `[reader] device` written into `puckd.conf` (every other line kept, the old file kept
+/// beside it, the new one read back by the daemon's own parser), the daemon reloaded and its
+/// pre-flight check shown. Boot files are only ever named with the command that changes them.
+/// Everything it reads of the machine is under `--root`, so the tests hand it a fake board.
+struct SetupCommand {
   /// The bus devices the survey looks for.
   static let devices = ["/dev/serial0", "/dev/ttyAMA0", "/dev/i2c-1", "/dev/spidev0.0"]
 
-  static func run(_ request: ControlRequest) throws -> ExitCode {
-    let root = request.text(.root) ?? "/"
-    let survey = BoardSurvey(try facts(under: root))
-    if request.flag(.json) {
+  let request: ControlRequest
+  let client: DaemonClient
+  let zone: ZoneRules
+  let now: Instant
+
+  /// What `--json` prints: each step's finding.
+  struct Report: Encodable {
+    var board: BoardSurvey?
+    /// The reader's connstring, as written to the config; nil when none answered.
+    var reader: String?
+    /// What the reader said (`PN532 v1.6 on …`).
+    var readerDetail: String?
+    /// The tag presented, masked.
+    var tag: String?
+    var configPath = ""
+    var configWritten = false
+    var configBackup: String?
+    /// Whether puckd answered on its socket.
+    var daemonRunning = false
+    var check: PreflightReport?
+    var puckPaired: Bool?
+  }
+
+  private var root: String { request.text(.root) ?? "/" }
+  private var assumeYes: Bool { request.flag(.yes) }
+  private var json: Bool { request.flag(.json) }
+
+  func run(configPath: String) throws -> ExitCode {
+    var report = Report(configPath: configPath)
+    let survey = BoardSurvey(try Self.facts(under: root))
+    report.board = survey
+    say(Self.render(survey))
+
+    let status = try? client.send(ControlRequest(.status)).status
+    report.daemonRunning = status != nil
+    let before = try DurableFile.read(configPath).map { String(decoding: $0, as: UTF8.self) }
+    var configured: ReaderDevice?
+    if let before {
+      do {
+        configured = try DockConfig.parse(before, file: configPath).reader.device
+      } catch {
+        say("\(configPath) has a mistake the daemon refuses: \(error). Fix it first; setup changes nothing.")
+        return finish(report, .failure)
+      }
+    }
+
+    // libnfc's own log lines repeat, less helpfully, what each probe reports.
+    setenv("LIBNFC_LOG_LEVEL", "0", 0)
+    let (reader, detail, probe) = findReader(survey, configured: configured, status: status)
+    report.reader = reader
+    report.readerDetail = detail
+    if let probe, !assumeYes, !json {
+      say("Hold a tag to the reader (up to 30 s) …")
+      let tag = probe.tag(within: .seconds(30))
+      report.tag = tag?.masked
+      say(
+        tag.map { "  the reader reads the tag \($0.masked)" }
+          ?? "  no tag seen; the reader answers all the same")
+    }
+    guard let reader else {
+      say(
+        "No reader answered. Check its wiring and switches (hardware/README.md). A reader out of cable "
+          + "reach, in the kitchen say, can be a reader node: a second board that sends signed scans over "
+          + "MQTT (hardware/README.md, 'Reader node'; sudo puckctl reader add NAME).")
+      return finish(report, .failure)
+    }
+
+    if configured != .connstring(reader) {
+      guard ask("Write [reader] device = \(reader) to \(configPath)?") else {
+        say("Nothing written.")
+        return finish(report, .failure)
+      }
+      report.configBackup = try write(device: reader, over: before, to: configPath)
+      report.configWritten = true
+      say("  written\(report.configBackup.map { "; the old file is kept as \($0)" } ?? "")")
+    } else {
+      say("Config:       \(configPath) names this reader already; nothing to change")
+    }
+
+    guard let status else {
+      say("puckd is not running here: start it (sudo systemctl start puckd), then run 'puckctl check'.")
+      return finish(report, .success)
+    }
+    if report.configWritten {
+      let reloaded = try client.send(ControlRequest(.reload))
+      say(reloaded.message ?? "")
+      guard reloaded.ok == true else { return finish(report, .failure) }
+      waitForReader()
+    }
+    say("Pre-flight check:")
+    let check = try client.send(ControlRequest(.check)).check
+    report.check = check
+    for part in check?.parts ?? [] { say("  \(part.line)") }
+    let paired = !(status.pucks ?? []).isEmpty || status.pairedTag != nil
+    report.puckPaired = paired
+    if !paired {
+      say("No puck is paired yet: a wake-up can only end with one.")
+      if !json, ask("Pair one now?") {
+        _ = try ClientCommands(client: client, zone: zone, now: now).run(
+          try ControlRequest(commandLine: ["pair"]))
+      } else {
+        say("Pair it with: sudo puckctl pair")
+      }
+    }
+    return finish(report, check?.passed == true ? .success : .failure)
+  }
+
+  /// The reader to use: the daemon's own when it answers (never opened a second time), else the
+  /// first candidate that answers, tried one at a time. The probe is kept open for the tag.
+  private func findReader(_ survey: BoardSurvey, configured: ReaderDevice?, status: DockStatus?)
+    -> (connstring: String?, detail: String?, probe: ReaderProbe?)
+  {
+    let running = status?.devices.first { $0.name == DockDevice.reader.rawValue }
+    if case .connstring(let own)? = configured, let running, running.state == .ok {
+      say("Reader:       puckd's reader answers: \(running.detail)")
+      return (own, running.detail, nil)
+    }
+    say("Reader:       trying the candidates one at a time (no scan of every port)")
+    for candidate in survey.readerCandidates.map(rooted) {
+      if case .connstring(candidate)? = configured, let running {
+        // puckd holds this one and keeps retrying it: two openers would garble the link.
+        say("  \(candidate): puckd's reader, \(running.state.rawValue) — \(running.detail)")
+        continue
+      }
+      let probe = ReaderProbe(candidate)
+      let health = probe.health(within: .seconds(5))
+      guard let health, health.state == .ok else {
+        say("  \(candidate): \(health?.detail ?? "no answer within 5 s")")
+        continue
+      }
+      say("  \(candidate): \(health.detail)")
+      return (candidate, health.detail, probe)
+    }
+    return (nil, nil, nil)
+  }
+
+  /// A candidate's device under `--root` (the tests' fake board); as it is under `/`.
+  private func rooted(_ connstring: String) -> String {
+    guard root != "/", let colon = connstring.firstIndex(of: ":") else { return connstring }
+    let device = connstring[connstring.index(after: colon)...]
+    guard device.hasPrefix("/") else { return connstring }
+    return connstring[...colon] + root.trimmingSuffix("/") + device
+  }
+
+  /// Writes `[reader] device` into the config, keeping the rest; the old file, if any, is kept
+  /// beside it under a name of its own (returned). The new text is read back by the daemon's
+  /// parser before anything is written.
+  private func write(device: String, over before: String?, to path: String) throws -> String? {
+    let text = DockConfig.setting("device", in: "reader", to: device, text: before ?? "")
+    _ = try DockConfig.parse(text, file: path)
+    var mode: mode_t = 0o644
+    var backup: String?
+    if let before {
+      var info = stat()
+      if stat(path, &info) == 0 { mode = info.st_mode & 0o7777 }
+      let (date, seconds) = now.utcDateAndTime
+      let stamp = "\(date)T\(WallTime.clockText(secondsOfDay: seconds))Z".replacing(":", with: "")
+      backup = path + ".before-setup-" + stamp
+      try DurableFile.create(Array(before.utf8), at: backup ?? path, mode: mode)
+    }
+    try DurableFile.write(Array(text.utf8), to: path, mode: mode)
+    return backup
+  }
+
+  /// Waits (up to 10 s) for the reloaded daemon's reader to answer, so the check sees it.
+  private func waitForReader() {
+    for _ in 0..<50 {
+      let reader = try? client.send(ControlRequest(.status)).status?.devices.first {
+        $0.name == DockDevice.reader.rawValue
+      }
+      if reader?.state == .ok { return }
+      usleep(200_000)
+    }
+  }
+
+  /// A yes/no question; Enter is yes. With --yes it is answered yes; with no answer to read
+  /// (standard input at its end) it is no, and nothing changes.
+  private func ask(_ question: String) -> Bool {
+    if assumeYes { return true }
+    say(question + " [Y/n] ", newline: false)
+    guard let answer = readLine()?.lowercased().trimmingSuffix(" ") else { return false }
+    return answer.isEmpty || answer == "y" || answer == "yes"
+  }
+
+  /// A line for the person: on standard output, or on standard error with --json, whose
+  /// standard output is the report alone.
+  private func say(_ text: String, newline: Bool = true) {
+    let line = text + (newline ? "\n" : "")
+    if json {
+      PuckCtl.printError(String(line.dropLast(newline ? 1 : 0)))
+    } else {
+      print(line, terminator: "")
+      fflush(nil)
+    }
+  }
+
+  private func finish(_ report: Report, _ code: ExitCode) -> ExitCode {
+    if json {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-      print(String(decoding: try encoder.encode(survey), as: UTF8.self))
-    } else {
-      print(render(survey))
+      if let data = try? encoder.encode(report) { print(String(decoding: data, as: UTF8.self)) }
     }
-    return survey.uartReady ? .success : .failure
+    return code
   }
 
   /// The files, read under `root`; a missing one is nil (not a Raspberry Pi, or not this
@@ -62,15 +256,11 @@ enum SetupCommand {
       lines.append("  \(mark) \(finding.name): \(finding.detail)")
       if let fix = finding.fix, !finding.ok { lines.append("         → \(fix)") }
     }
-    lines.append(
-      "Readers worth trying here, one at a time: " + survey.readerCandidates.joined(separator: ", "))
-    lines.append(
-      survey.uartReady
-        ? "The board is ready for a reader on its UART: [reader] device = pn532_uart:\(uart)"
-        : "Change what FIX names, reboot, and run 'sudo puckctl setup' again.")
-    lines.append(
-      "Next (not yet in the assistant): the reader, sound, buzzer, button and LED, as the bring-up "
-        + "checklist in hardware/README.md goes on.")
+    if !survey.uartReady {
+      lines.append(
+        "  The UART is not ready for a reader: change what FIX names, reboot, and run 'sudo puckctl setup' "
+          + "again (a reader on USB, I2C or SPI is tried meanwhile).")
+    }
     return lines.joined(separator: "\n")
   }
 }

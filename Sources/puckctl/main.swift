@@ -72,11 +72,17 @@ enum PuckCtl {
       case .completion:
         print(ShellCompletion.script(for: request.text(.shell) ?? ""), terminator: "")
         return ExitCode.success.rawValue
-      case .setup:
-        return try SetupCommand.run(request).rawValue
       default:
         let client = DaemonClient(socketPath: socketPath)
         let zone = (try? zones.systemZone()) ?? .utc
+        if request.name == .setup {
+          let config =
+            request.text(.config) ?? StandardPaths(environment: environment, isRoot: geteuid() == 0).config
+          return try SetupCommand(request: request, client: client, zone: zone, now: now).run(
+            configPath: config
+          )
+          .rawValue
+        }
         if request.name == .stats {
           return try StatsCommand(client: client, zone: zone, now: now).run(request).rawValue
         }

@@ -393,14 +393,26 @@ extension CommandName {
     case .setup:
       return CommandSpec(
         self, ["setup"], .root, home: .client,
-        [CommandArgument(.option("root"), .text(.free("DIR")), field: .root), .json],
-        summary: "bring-up assistant: what this board needs for the reader (root)",
+        [
+          CommandArgument(.option("config"), .text(.free("PATH")), field: .config),
+          CommandArgument(.option("root"), .text(.free("DIR")), field: .root),
+          CommandArgument(.option("yes"), .flag(true), field: .yes), .json,
+        ],
+        summary: "bring-up assistant: board, reader, config, check (root)",
         details: """
-          The bring-up assistant, its first step: reads the board's model, config.txt, cmdline.txt
-          and where serial0 points, and says what a reader on the GPIO UART (or I2C, SPI) still
-          needs, with the raspi-config command that changes it. It never changes a boot file.
-          Exits 1 while the GPIO UART is not ready for a reader (or the board is not one it knows).
-          --root reads a board's files under DIR instead of / (a card mounted on another machine).
+          Takes a wired board to a working config, one step at a time:
+            board   the model, its reader UART (serial0; ttyAMA0 on a Pi 5), and what config.txt
+                    and cmdline.txt still lack, with the raspi-config command (never changed here)
+            reader  the candidates that make sense on this board, probed one at a time through
+                    libnfc (the GPIO UART, /dev/i2c-1, /dev/spidev0.0, an ACR122U), never by
+                    scanning every port; then asks for a tag and shows it masked
+            config  writes [reader] device into PATH (default /etc/puckalarm/puckd.conf), every
+                    other line kept, the old file kept beside it, checked by puckd's own parser
+            check   reloads puckd, runs the pre-flight check, and offers pairing if no puck is
+          On a working dock it confirms each part and changes nothing. --yes answers yes to each
+          question (no tag is asked for); --json prints the findings as one JSON object. --root
+          reads the board's files under DIR (a card mounted elsewhere). Exits 0 when the check
+          passes.
           """)
     }
   }

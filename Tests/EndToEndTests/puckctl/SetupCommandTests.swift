@@ -47,25 +47,37 @@ struct SetupCommandTests {
     }
   }
 
-  @Test("a board made ready reads as ready, with the reader's connstring to use")
+  @Test("a board made ready reads as ready, and its reader UART is the first reader tried")
   func readyBoards() throws {
     let pi4 = try board(
       model: "Raspberry Pi 4 Model B Rev 1.4", config: "enable_uart=1\ndtoverlay=disable-bt\n",
       commandLine: "console=tty1 root=PARTUUID=1", serial0: "ttyAMA0", devices: ["ttyAMA0"])
     defer { try? FileManager.default.removeItem(at: pi4) }
-    let result = try run("puckctl", ["setup", "--root", pi4.path])
-    #expect(result.status == 0)
-    #expect(result.stdout.contains("[reader] device = pn532_uart:/dev/serial0"))
+    let result = try run(
+      "puckctl",
+      ["--socket", "/nonexistent", "setup", "--root", pi4.path, "--config", "/nonexistent", "--yes"])
+    #expect(!result.stdout.contains("FIX"), "\(result.stdout)")
+    #expect(!result.stdout.contains("not ready"), "\(result.stdout)")
+    // The fake board's serial0 is a plain file: no PN532 answers there, so setup says so.
+    #expect(result.stdout.contains("  pn532_uart:\(pi4.path)/dev/serial0: "), "\(result.stdout)")
+    #expect(result.stdout.contains("No reader answered"))
+    #expect(result.status == 1)
 
     let pi5 = try board(
       model: "Raspberry Pi 5 Model B Rev 1.0", config: "dtparam=uart0=on\n",
       commandLine: "console=serial0,115200",
       serial0: "ttyAMA10", devices: ["ttyAMA10", "ttyAMA0"])
     defer { try? FileManager.default.removeItem(at: pi5) }
-    let json = try run("puckctl", ["setup", "--root", pi5.path, "--json"])
-    #expect(json.status == 0)
+    let json = try run(
+      "puckctl",
+      [
+        "--socket", "/nonexistent", "setup", "--root", pi5.path, "--config", "/nonexistent", "--yes",
+        "--json",
+      ])
     let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
-    #expect(object?["uartReady"] as? Bool == true)
-    #expect((object?["readerCandidates"] as? [String])?.first == "pn532_uart:/dev/ttyAMA0")
+    let survey = try #require(object?["board"] as? [String: Any], "\(json.stdout)")
+    #expect(survey["uartReady"] as? Bool == true)
+    #expect((survey["readerCandidates"] as? [String])?.first == "pn532_uart:/dev/ttyAMA0")
+    #expect(object?["daemonRunning"] as? Bool == false)
   }
 }

@@ -40,7 +40,7 @@ import Testing
     case .stats: words = ["stats", "--weeks", "3"]
     case .calendar: words = ["calendar", "06:30", "--count", "3"]
     case .completion: words = ["completion", "fish"]
-    case .setup: words = ["setup", "--root", "/mnt/card", "--json"]
+    case .setup: words = ["setup", "--root", "/mnt/card", "--config", "/tmp/puckd.conf", "--yes", "--json"]
     }
     return try ControlRequest(commandLine: words)
   }

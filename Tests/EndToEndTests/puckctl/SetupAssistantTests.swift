@@ -1,0 +1,164 @@
+import Foundation
+import Glibc
+import PN532Emulator
+import Testing
+
+/// `sudo puckctl setup` taking each of the four boards, emulated, from a fresh config to a dock
+/// whose reader, pairing, audio and timer pass the pre-flight check: a fake device tree and
+/// `/dev` under `--root`, the PN532 emulator on a pseudo-terminal where the board's reader UART
+/// points, and the real daemon reloaded by the assistant.
+@Suite("puckctl setup, the assistant", .serialized)
+struct SetupAssistantTests {
+  private static let paired = "04:A2:3B:11:22:33:44"
+
+  /// A board whose UART is on and free, with the emulated PN532 where its reader UART points.
+  private struct Board {
+    let root: URL
+    let emulator: PN532Emulator
+    /// The connstring the assistant should find: the board's UART under the fake root.
+    let connstring: String
+
+    init(model: String) throws {
+      root = FileManager.default.temporaryDirectory.appendingPathComponent("puck-board-\(UUID().uuidString)")
+      let files = FileManager.default
+      for directory in ["proc/device-tree", "boot/firmware", "dev"] {
+        try files.createDirectory(
+          at: root.appendingPathComponent(directory), withIntermediateDirectories: true)
+      }
+      let link = root.appendingPathComponent("pn532").path
+      emulator = try PN532Emulator(linkPath: link)
+      emulator.add(uid: [0x04, 0xA2, 0x3B, 0x11, 0x22, 0x33, 0x44])
+      let pi5 = model.contains("Pi 5")
+      try Data((model + "\u{0}").utf8).write(to: root.appendingPathComponent("proc/device-tree/model"))
+      try Data((pi5 ? "dtparam=uart0=on\n" : "enable_uart=1\ndtoverlay=disable-bt\n").utf8).write(
+        to: root.appendingPathComponent("boot/firmware/config.txt"))
+      try Data("console=tty1 root=PARTUUID=1 rootwait\n".utf8).write(
+        to: root.appendingPathComponent("boot/firmware/cmdline.txt"))
+      // On a Pi 5 the reader is on ttyAMA0 and serial0 is the debug connector; elsewhere
+      // serial0 is the reader's UART.
+      let uart = pi5 ? "dev/ttyAMA0" : "dev/serial0"
+      try files.createSymbolicLink(atPath: root.appendingPathComponent(uart).path, withDestinationPath: link)
+      if pi5 {
+        try Data().write(to: root.appendingPathComponent("dev/ttyAMA10"))
+        try files.createSymbolicLink(
+          atPath: root.appendingPathComponent("dev/serial0").path, withDestinationPath: "ttyAMA10")
+      }
+      connstring = "pn532_uart:" + root.appendingPathComponent(uart).path
+    }
+
+    func remove() {
+      emulator.shutdown()
+      try? FileManager.default.removeItem(at: root)
+    }
+  }
+
+  /// A dock as a fresh install leaves it, `device = auto` (which finds no PN532 on a UART),
+  /// with a puck paired and an alarm set, so the check has a timer and a pairing to read back.
+  private func freshDock() throws -> DaemonHarness {
+    let dock = try DaemonHarness(
+      simulate: false,
+      config:
+        "# my dock\n[reader]\n# Which reader.\ndevice = auto\n\n[audio]\ndevice = null   # no speaker yet\n",
+      audio: false)
+    try dock.writePairing(Self.paired)
+    try dock.start()
+    _ = try dock.addAlarm(inSeconds: 3_600)
+    return dock
+  }
+
+  private func setup(_ dock: DaemonHarness, _ board: Board) throws -> (ProcessResult, [String: Any]) {
+    let result = try run(
+      "puckctl",
+      [
+        "--socket", dock.socketPath, "setup", "--root", board.root.path, "--config", dock.configPath, "--yes",
+        "--json",
+      ])
+    let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+    return (result, object)
+  }
+
+  private func checkParts(_ report: [String: Any]) -> [String: Bool] {
+    let parts = (report["check"] as? [String: Any])?["parts"] as? [[String: Any]] ?? []
+    var found: [String: Bool] = [:]
+    for part in parts { found[part["name"] as? String ?? ""] = part["ok"] as? Bool }
+    return found
+  }
+
+  @Test(
+    "each board from a fresh config to a passing check: the reader found on its UART, written, the rest kept",
+    arguments: [
+      "Raspberry Pi 3 Model B Rev 1.2", "Raspberry Pi 4 Model B Rev 1.4", "Raspberry Pi 5 Model B Rev 1.0",
+      "Raspberry Pi Zero 2 W Rev 1.0",
+    ])
+  func freshConfigToPassingCheck(_ model: String) throws {
+    let board = try Board(model: model)
+    defer { board.remove() }
+    let dock = try freshDock()
+    let (result, report) = try setup(dock, board)
+    #expect(report["reader"] as? String == board.connstring, "\(model): \(result.stderr)")
+    #expect((report["readerDetail"] as? String)?.contains("PN532") == true, "\(result.stderr)")
+    #expect(report["configWritten"] as? Bool == true)
+    let backup = try #require(report["configBackup"] as? String)
+    #expect(
+      try String(contentsOfFile: backup, encoding: .utf8).contains("device = auto"), "the old file is kept")
+
+    let config = try String(contentsOfFile: dock.configPath, encoding: .utf8)
+    #expect(
+      config
+        == "# my dock\n[reader]\n# Which reader.\ndevice = \(board.connstring)\n\n[audio]\ndevice = null   # no speaker yet\n",
+      "only the reader's line changed")
+    let parts = checkParts(report)
+    for part in ["reader", "pairing", "audio", "timer"] { #expect(parts[part] == true, "\(model): \(part)") }
+    // The clock may or may not be synchronised where this runs; the exit status follows it.
+    #expect(result.status == (parts["clock"] == true ? 0 : 1), "\(result.stderr)")
+    #expect(report["puckPaired"] as? Bool == true)
+
+    // Run again on the working dock: it confirms and changes nothing.
+    let (again, second) = try setup(dock, board)
+    #expect(second["configWritten"] as? Bool == false, "\(again.stderr)")
+    #expect(again.stderr.contains("puckd's reader answers"), "\(again.stderr)")
+    #expect(try String(contentsOfFile: dock.configPath, encoding: .utf8) == config)
+    #expect(checkParts(second)["reader"] == true)
+  }
+
+  @Test("a config the daemon would refuse is left alone, and nothing is probed or written")
+  func refusesABrokenConfig() throws {
+    let board = try Board(model: "Raspberry Pi 4 Model B Rev 1.4")
+    defer { board.remove() }
+    let dock = try freshDock()
+    let broken = "[reader]\ndevice = auto\npoll_interval = soon\n"
+    try broken.write(toFile: dock.configPath, atomically: true, encoding: .utf8)
+    let (result, report) = try setup(dock, board)
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("puckd.conf:3:"), "\(result.stderr)")
+    #expect(report["configWritten"] as? Bool == false)
+    #expect(try String(contentsOfFile: dock.configPath, encoding: .utf8) == broken)
+  }
+
+  @Test(
+    "asked as a person is asked, in a terminal: the tag shown masked, the write confirmed, the check shown")
+  func interactiveInATerminal() throws {
+    let board = try Board(model: "Raspberry Pi 4 Model B Rev 1.4")
+    defer { board.remove() }
+    let dock = try freshDock()
+    let command =
+      [
+        Binaries.url("puckctl").path, "--socket", dock.socketPath, "setup", "--root", board.root.path,
+        "--config",
+        dock.configPath,
+      ].joined(separator: " ")
+    let pane = try CompletionTests.ShellPane("sh -c '\(command); echo EXIT=$?; sleep 120'")
+    defer { pane.close() }
+    try waitUntil(timeout: 30, "the tag, then the question") {
+      let screen = try pane.screen()
+      return screen.contains("…:33:44") && screen.contains("[Y/n]")
+    }
+    #expect(try pane.screen().contains("Write [reader] device = pn532_uart:"))
+    try pane.send("y", "Enter")
+    try waitUntil(timeout: 60, "the check after the reload") { try pane.screen().contains("EXIT=") }
+    let screen = try pane.screen()
+    #expect(screen.contains("Pre-flight check:") && screen.contains("reader: ok"), "\(screen)")
+    #expect(
+      try String(contentsOfFile: dock.configPath, encoding: .utf8).contains("device = \(board.connstring)"))
+  }
+}
