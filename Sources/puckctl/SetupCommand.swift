@@ -80,7 +80,8 @@ struct SetupCommand {
       return finish(report, .failure)
     }
 
-    if configured != .connstring(reader) {
+    // A reader found by probing is written; puckd's own, answering already, is left as it is.
+    if probe != nil && configured != .connstring(reader) {
       guard ask("Write [reader] device = \(reader) to \(configPath)?") else {
         say("Nothing written.")
         return finish(report, .failure)
@@ -89,7 +90,7 @@ struct SetupCommand {
       report.configWritten = true
       say("  written\(report.configBackup.map { "; the old file is kept as \($0)" } ?? "")")
     } else {
-      say("Config:       \(configPath) names this reader already; nothing to change")
+      say("Config:       \(configPath) has the reader puckd uses; nothing to change")
     }
 
     guard let status else {
@@ -120,15 +121,16 @@ struct SetupCommand {
     return finish(report, check?.passed == true ? .success : .failure)
   }
 
-  /// The reader to use: the daemon's own when it answers (never opened a second time), else the
-  /// first candidate that answers, tried one at a time. The probe is kept open for the tag.
+  /// The reader to use: the daemon's own when it answers (never opened a second time; its
+  /// config value returned), else the first candidate that answers, tried one at a time, its
+  /// probe kept open for the tag.
   private func findReader(_ survey: BoardSurvey, configured: ReaderDevice?, status: DockStatus?)
     -> (connstring: String?, detail: String?, probe: ReaderProbe?)
   {
     let running = status?.devices.first { $0.name == DockDevice.reader.rawValue }
-    if case .connstring(let own)? = configured, let running, running.state == .ok {
+    if let running, running.state == .ok {
       say("Reader:       puckd's reader answers: \(running.detail)")
-      return (own, running.detail, nil)
+      return ((configured ?? .auto).description, running.detail, nil)
     }
     say("Reader:       trying the candidates one at a time (no scan of every port)")
     for candidate in survey.readerCandidates.map(rooted) {
