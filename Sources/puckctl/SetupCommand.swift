@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import PuckCore
+import PuckDevices
 import PuckStorage
 
 /// `puckctl setup`, the bring-up assistant (issue 26): the board (`BoardSurvey`), then the
@@ -27,6 +28,8 @@ struct SetupCommand {
     var readerDetail: String?
     /// The tag presented, masked.
     var tag: String?
+    /// The ALSA device that opened (and, asked, was heard); nil when none did.
+    var audio: String?
     var configPath = ""
     var configWritten = false
     var configBackup: String?
@@ -49,10 +52,10 @@ struct SetupCommand {
     let status = try? client.send(ControlRequest(.status)).status
     report.daemonRunning = status != nil
     let before = try DurableFile.read(configPath).map { String(decoding: $0, as: UTF8.self) }
-    var configured: ReaderDevice?
+    var config = DockConfig()
     if let before {
       do {
-        configured = try DockConfig.parse(before, file: configPath).reader.device
+        config = try DockConfig.parse(before, file: configPath)
       } catch {
         say("\(configPath) has a mistake the daemon refuses: \(error). Fix it first; setup changes nothing.")
         return finish(report, .failure)
@@ -61,6 +64,7 @@ struct SetupCommand {
 
     // libnfc's own log lines repeat, less helpfully, what each probe reports.
     setenv("LIBNFC_LOG_LEVEL", "0", 0)
+    let configured = before == nil ? nil : config.reader.device
     let (reader, detail, probe) = findReader(survey, configured: configured, status: status)
     report.reader = reader
     report.readerDetail = detail
@@ -80,17 +84,26 @@ struct SetupCommand {
       return finish(report, .failure)
     }
 
-    // A reader found by probing is written; puckd's own, answering already, is left as it is.
-    if probe != nil && configured != .connstring(reader) {
-      guard ask("Write [reader] device = \(reader) to \(configPath)?") else {
+    // What to write: a reader found by probing (puckd's own, answering already, is left as it
+    // is), and the sound device heard.
+    var changes: [(section: String, key: String, value: String)] = []
+    if probe != nil && configured != .connstring(reader) { changes.append(("reader", "device", reader)) }
+    let sound = chooseSound(configured: config.audio.device)
+    report.audio = sound
+    if let sound, sound != config.audio.device { changes.append(("audio", "device", sound)) }
+
+    if changes.isEmpty {
+      say("Config:       \(configPath) has what this dock uses; nothing to change")
+    } else {
+      let lines = changes.map { "  [\($0.section)] \($0.key) = \($0.value)" }
+      say("Config:       for \(configPath):\n" + lines.joined(separator: "\n"))
+      guard ask("Write \(changes.count == 1 ? "it" : "them")?") else {
         say("Nothing written.")
         return finish(report, .failure)
       }
-      report.configBackup = try write(device: reader, over: before, to: configPath)
+      report.configBackup = try write(changes, over: before, to: configPath)
       report.configWritten = true
       say("  written\(report.configBackup.map { "; the old file is kept as \($0)" } ?? "")")
-    } else {
-      say("Config:       \(configPath) has the reader puckd uses; nothing to change")
     }
 
     guard let status else {
@@ -151,6 +164,46 @@ struct SetupCommand {
     return (nil, nil, nil)
   }
 
+  /// The ALSA device for the alarm: the configured one first, then `default` and each card's
+  /// `plughw:` (and `pulse` where it is set up), each opened and, for a person, played for two
+  /// seconds with the question whether it was heard. With --yes or --json, the first that opens.
+  private func chooseSound(configured: String) -> String? {
+    var candidates: [String] = []
+    for name in [configured, "default"] + ALSADevice.playbackNames()
+    where (name.hasPrefix("plughw:") || name == "pulse" || name == configured || name == "default")
+      && !candidates.contains(name)
+    {
+      candidates.append(name)
+    }
+    say("Sound:        trying \(candidates.joined(separator: ", "))")
+    for name in candidates {
+      let ringer = ALSARinger(device: ALSADevice(name: name))
+      do throws(ALSAError) {
+        try ringer.checkOpens()
+      } catch {
+        say("  \(name): \(error)")
+        continue
+      }
+      if assumeYes || json {
+        say("  \(name): opens")
+        return name
+      }
+      say("  \(name): playing the alarm tone for 2 s …")
+      ringer.start(sound: AlarmTone.sound, startVolume: 0.7, ramp: .zero)
+      usleep(2_000_000)
+      let health = ringer.health
+      ringer.stop()
+      _ = ringer.waitUntilStopped(timeout: .seconds(2))
+      if case .faulted(let fault) = health {
+        say("  \(name): could not play: \(fault)")
+        continue
+      }
+      if ask("Did you hear it?") { return name }
+    }
+    say("  no device played where you could hear it: see hardware/README.md (sound) and aplay -L")
+    return nil
+  }
+
   /// A candidate's device under `--root` (the tests' fake board); as it is under `/`.
   private func rooted(_ connstring: String) -> String {
     guard root != "/", let colon = connstring.firstIndex(of: ":") else { return connstring }
@@ -159,11 +212,16 @@ struct SetupCommand {
     return connstring[...colon] + root.trimmingSuffix("/") + device
   }
 
-  /// Writes `[reader] device` into the config, keeping the rest; the old file, if any, is kept
+  /// Writes the changes into the config, keeping the rest; the old file, if any, is kept
   /// beside it under a name of its own (returned). The new text is read back by the daemon's
   /// parser before anything is written.
-  private func write(device: String, over before: String?, to path: String) throws -> String? {
-    let text = DockConfig.setting("device", in: "reader", to: device, text: before ?? "")
+  private func write(
+    _ changes: [(section: String, key: String, value: String)], over before: String?, to path: String
+  ) throws -> String? {
+    var text = before ?? ""
+    for change in changes {
+      text = DockConfig.setting(change.key, in: change.section, to: change.value, text: text)
+    }
     _ = try DockConfig.parse(text, file: path)
     var mode: mode_t = 0o644
     var backup: String?

@@ -136,29 +136,69 @@ struct SetupAssistantTests {
   }
 
   @Test(
-    "asked as a person is asked, in a terminal: the tag shown masked, the write confirmed, the check shown")
+    "a configured sound device that does not open is replaced by one that does, written beside the reader")
+  func soundThatDoesNotOpenIsReplaced() throws {
+    let board = try Board(model: "Raspberry Pi 4 Model B Rev 1.4")
+    defer { board.remove() }
+    let dock = try DaemonHarness(
+      simulate: false, config: "[reader]\ndevice = auto\n\n[audio]\ndevice = nodevice\n", audio: false)
+    try dock.writePairing(Self.paired)
+    try dock.start()
+    let sink = try PulseSink()
+    defer { sink.unload() }
+    let result = try run(
+      "puckctl",
+      [
+        "--socket", dock.socketPath, "setup", "--root", board.root.path, "--config", dock.configPath, "--yes",
+        "--json",
+      ], environment: ["PULSE_SERVER": PulseServer.shared.address, "PULSE_SINK": sink.name])
+    let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+    let audio = try #require(report["audio"] as? String, "\(result.stderr)")
+    #expect(audio != "nodevice")
+    #expect(result.stderr.contains("nodevice:"), "the device that failed is named: \(result.stderr)")
+    let config = try String(contentsOfFile: dock.configPath, encoding: .utf8)
+    #expect(config.contains("[audio]\ndevice = \(audio)\n"), "\(config)")
+    #expect(config.contains("[reader]\ndevice = \(board.connstring)\n"), "\(config)")
+  }
+
+  @Test(
+    "asked as a person is asked, in a terminal: the tag shown masked, the tone heard, the write confirmed, the check shown"
+  )
   func interactiveInATerminal() throws {
     let board = try Board(model: "Raspberry Pi 4 Model B Rev 1.4")
     defer { board.remove() }
-    let dock = try freshDock()
+    // The daemon plays into a null sink of its own; the assistant, asked about `pulse`, into it too.
+    let dock = try DaemonHarness(simulate: false, config: "# my dock\n[reader]\n# Which reader.\ndevice = auto\n")
+    try dock.writePairing(Self.paired)
+    try dock.start()
+    _ = try dock.addAlarm(inSeconds: 3_600)
+    let sink = try #require(dock.audio)
     let command =
       [
+        "env", "PULSE_SERVER=\(PulseServer.shared.address)", "PULSE_SINK=\(sink.name)",
         Binaries.url("puckctl").path, "--socket", dock.socketPath, "setup", "--root", board.root.path,
-        "--config",
-        dock.configPath,
+        "--config", dock.configPath,
       ].joined(separator: " ")
     let pane = try CompletionTests.ShellPane("sh -c '\(command); echo EXIT=$?; sleep 120'")
     defer { pane.close() }
-    try waitUntil(timeout: 30, "the tag, then the question") {
+    try waitUntil(timeout: 30, "the tag, then the tone") {
       let screen = try pane.screen()
-      return screen.contains("…:33:44") && screen.contains("[Y/n]")
+      return screen.contains("…:33:44") && screen.contains("pulse: playing the alarm tone")
     }
-    #expect(try pane.screen().contains("Write [reader] device = pn532_uart:"))
+    try waitUntil(timeout: 5, "the tone plays into the dock's sound device") { try sink.hasStream() }
+    try waitUntil(timeout: 30, "the question whether it was heard") {
+      try pane.screen().contains("Did you hear it? [Y/n]")
+    }
+    try pane.send("y", "Enter")
+    try waitUntil(timeout: 30, "the change shown, then the question") { try pane.screen().contains("Write it?") }
+    #expect(try pane.screen().contains("[reader] device = pn532_uart:"))
     try pane.send("y", "Enter")
     try waitUntil(timeout: 60, "the check after the reload") { try pane.screen().contains("EXIT=") }
     let screen = try pane.screen()
     #expect(screen.contains("Pre-flight check:") && screen.contains("reader: ok"), "\(screen)")
-    #expect(
-      try String(contentsOfFile: dock.configPath, encoding: .utf8).contains("device = \(board.connstring)"))
+    #expect(screen.contains("audio: ok"), "\(screen)")
+    let config = try String(contentsOfFile: dock.configPath, encoding: .utf8)
+    #expect(config.contains("device = \(board.connstring)"))
+    #expect(config.contains("[audio]\ndevice = pulse\n"), "the device heard is kept: \(config)")
   }
 }
