@@ -168,7 +168,8 @@ struct SetupAssistantTests {
     let board = try Board(model: "Raspberry Pi 4 Model B Rev 1.4")
     defer { board.remove() }
     // The daemon plays into a null sink of its own; the assistant, asked about `pulse`, into it too.
-    let dock = try DaemonHarness(simulate: false, config: "# my dock\n[reader]\n# Which reader.\ndevice = auto\n")
+    let dock = try DaemonHarness(
+      simulate: false, config: "# my dock\n[reader]\n# Which reader.\ndevice = auto\n")
     try dock.writePairing(Self.paired)
     try dock.start()
     _ = try dock.addAlarm(inSeconds: 3_600)
@@ -190,7 +191,9 @@ struct SetupAssistantTests {
       try pane.screen().contains("Did you hear it? [Y/n]")
     }
     try pane.send("y", "Enter")
-    try waitUntil(timeout: 30, "the change shown, then the question") { try pane.screen().contains("Write it?") }
+    try waitUntil(timeout: 30, "the change shown, then the question") {
+      try pane.screen().contains("Write it?")
+    }
     #expect(try pane.screen().contains("[reader] device = pn532_uart:"))
     try pane.send("y", "Enter")
     try waitUntil(timeout: 60, "the check after the reload") { try pane.screen().contains("EXIT=") }
