@@ -3,7 +3,8 @@ import Synchronization
 
 /// An open file descriptor and the duty to close it, exactly once: swift-system's
 /// `FileDescriptor` with ownership added. What opens a descriptor (a socket, a timerfd, a file
-/// being read) wraps the number at once, and nothing but this type calls `close(2)`.
+/// being read) wraps the number at once, and nothing but this type calls `close(2)` (except
+/// `SoundFile`, which the fuzz build compiles without PuckSystem).
 ///
 /// Owning and borrowing: a type that keeps a descriptor holds its `FileDescriptor`, and a
 /// function that takes one over (the control server admitting a connection) takes a
