@@ -39,18 +39,18 @@ extension PN532Emulator {
       // A command that waits (a listing until a tag comes, InAutoPoll's rounds) answers when
       // the field changes or at its next round boundary.
       let (due, byteDelay) = shared.withLock { ($0.resumed(at: Self.now()), $0.byteDelay) }
-      if let due { send(due, to: current.master, byteDelay: byteDelay, line: &toHost) }
+      if let due { send(due, to: current.master.rawValue, byteDelay: byteDelay, line: &toHost) }
       let nextCheck = shared.withLock { $0.chip.nextCheck }
       var timeout: Int32 = 20
       if let nextCheck { timeout = min(timeout, max(0, (nextCheck - Self.now()).pollMilliseconds)) }
       var descriptors = [
-        pollfd(fd: current.master, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: current.master.rawValue, events: Int16(POLLIN), revents: 0),
         pollfd(fd: fieldChanged.fd, events: Int16(POLLIN), revents: 0),
       ]
       guard poll(&descriptors, 2, timeout) > 0 else { continue }
       if descriptors[1].revents != 0 { _ = fieldChanged.drain() }
       guard descriptors[0].revents != 0 else { continue }
-      let count = read(current.master, &buffer, buffer.count)
+      let count = read(current.master.rawValue, &buffer, buffer.count)
       guard count > 0 else {
         pause()
         continue
@@ -64,7 +64,7 @@ extension PN532Emulator {
       }
       for frame in decoder.feed(buffer[0..<count]) {
         let (output, byteDelay) = shared.withLock { ($0.answer(frame, at: received), $0.byteDelay) }
-        send(output, to: current.master, byteDelay: byteDelay, line: &toHost)
+        send(output, to: current.master.rawValue, byteDelay: byteDelay, line: &toHost)
       }
     }
   }
@@ -80,12 +80,12 @@ extension PN532Emulator {
         pace(output, to: descriptor, on: &paced)
         line = paced
       } else {
-        writeAll(output, to: descriptor)
+        transmit(output, to: descriptor)
       }
       return
     }
     for byte in output {
-      writeAll([byte], to: descriptor)
+      transmit([byte], to: descriptor)
       var interval = byteDelay.waitTimespec
       nanosleep(&interval, nil)
     }
@@ -101,7 +101,7 @@ extension PN532Emulator {
       var due = sent
       while due < arrivals.count, arrivals[due] <= current { due += 1 }
       if due > sent {
-        writeAll(Array(output[sent..<due]), to: descriptor)
+        transmit(Array(output[sent..<due]), to: descriptor)
         sent = due
       } else {
         sleep(until: arrivals[sent])
@@ -113,25 +113,27 @@ extension PN532Emulator {
   static func sleep(until deadline: Duration) {
     let (seconds, attoseconds) = deadline.components
     var wake = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nil) == EINTR {}
+    // An absolute deadline: the funnel's retry after a signal sleeps on to the same instant.
+    try? systemCallReturningError("clock_nanosleep") {
+      clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nil)
+    }
   }
 
-  /// Writes `bytes` through the one funnel (`systemCall`, which retries `EINTR`); a full
-  /// buffer is waited on a little, then the rest dropped, as a UART's would be.
-  private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-    var offset = 0
-    var attempts = 0
-    while offset < bytes.count, attempts < 100 {
-      let written = try? systemCall("write") {
-        bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-      }
-      if let written, written > 0 {
-        offset += written
-      } else {
-        // The pseudo-terminal's buffer is full (nobody reads the slave): wait a little, then
-        // give up on this response as a UART would.
-        attempts += 1
-        pause()
+  /// Writes `bytes` through the one write loop (`writeAll`, which retries `EINTR` and short
+  /// writes); a full buffer (nobody reads the slave) is waited on a little, then the rest
+  /// dropped, as a UART's would be.
+  private static func transmit(_ bytes: [UInt8], to descriptor: Int32) {
+    var waits = 0
+    _ = bytes.withUnsafeBytes { raw in
+      Result { () throws(SystemError) in
+        try writeAll(raw) { rest in
+          while true {
+            let written = write(descriptor, rest.baseAddress, rest.count)
+            guard written < 0, errno != EINTR, waits < 100 else { return written }
+            waits += 1
+            pause()
+          }
+        }
       }
     }
   }

@@ -13,55 +13,33 @@ public typealias PN532EmulatorError = SystemError
 /// its next open), which would look like a dead line.
 struct PseudoTerminal: Sendable {
   /// The master side (non-blocking).
-  let master: Int32
+  let master: FileDescriptor
   /// The emulator's own descriptor on the slave side; never read or written.
-  let slave: Int32
+  let slave: FileDescriptor
   /// The slave's path, `/dev/pts/N`.
   let path: String
 
   /// Opens a new pair and puts the slave in raw mode (`cfmakeraw`) so no line discipline
-  /// touches the frames.
+  /// touches the frames. On failure, what was opened is closed as it goes out of scope.
   ///
   /// Swift's Glibc module does not export `posix_openpt`, `unlockpt` or `ptsname_r`, so this
   /// does what glibc does for them on Linux: open `/dev/ptmx`, clear the lock with
   /// `TIOCSPTLCK`, and read the slave's number with `TIOCGPTN` (`grantpt` has nothing to do on
   /// devpts).
   static func open() throws(PN532EmulatorError) -> PseudoTerminal {
-    let master = Glibc.open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
-    guard master >= 0 else { throw PN532EmulatorError("open /dev/ptmx") }
+    let master = try FileDescriptor("open /dev/ptmx") {
+      Glibc.open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
+    }
     var unlock: Int32 = 0
-    guard ioctl(master, Self.setLock, &unlock) == 0 else {
-      let error = PN532EmulatorError("ioctl TIOCSPTLCK")
-      Glibc.close(master)
-      throw error
-    }
+    try systemCall("ioctl TIOCSPTLCK") { ioctl(master.rawValue, Self.setLock, &unlock) }
     var number: UInt32 = 0
-    guard ioctl(master, Self.getNumber, &number) == 0 else {
-      let error = PN532EmulatorError("ioctl TIOCGPTN")
-      Glibc.close(master)
-      throw error
-    }
+    try systemCall("ioctl TIOCGPTN") { ioctl(master.rawValue, Self.getNumber, &number) }
     let path = "/dev/pts/\(number)"
-    let slave = Glibc.open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
-    guard slave >= 0 else {
-      let error = PN532EmulatorError("open \(path)")
-      Glibc.close(master)
-      throw error
-    }
+    let slave = try FileDescriptor("open \(path)") { Glibc.open(path, O_RDWR | O_NOCTTY | O_CLOEXEC) }
     var settings = termios()
-    guard tcgetattr(slave, &settings) == 0 else {
-      let error = PN532EmulatorError("tcgetattr \(path)")
-      Glibc.close(slave)
-      Glibc.close(master)
-      throw error
-    }
+    try systemCall("tcgetattr \(path)") { tcgetattr(slave.rawValue, &settings) }
     cfmakeraw(&settings)
-    guard tcsetattr(slave, TCSANOW, &settings) == 0 else {
-      let error = PN532EmulatorError("tcsetattr \(path)")
-      Glibc.close(slave)
-      Glibc.close(master)
-      throw error
-    }
+    try systemCall("tcsetattr \(path)") { tcsetattr(slave.rawValue, TCSANOW, &settings) }
     return PseudoTerminal(master: master, slave: slave, path: path)
   }
 
@@ -74,8 +52,8 @@ struct PseudoTerminal: Sendable {
   /// Closes both sides: a client holding the slave sees a hang-up (reads fail with EIO), as
   /// when a USB serial adapter is pulled.
   func close() {
-    Glibc.close(slave)
-    Glibc.close(master)
+    slave.close()
+    master.close()
   }
 }
 

@@ -32,14 +32,14 @@ public enum DurableFile {
 
   /// The whole content of `path`, or nil when it does not exist.
   public static func read(_ path: String) throws(FileSystemError) -> [UInt8]? {
-    let descriptor: Int32
+    let file: FileDescriptor
     do throws(FileSystemError) {
-      descriptor = try systemCall("open", path: path) { open(path, O_RDONLY | O_CLOEXEC) }
+      file = try .open(path, O_RDONLY | O_CLOEXEC)
     } catch  where error.code == ENOENT {
       return nil
     }
-    defer { close(descriptor) }
-    return try readAll(descriptor, path: path)
+    defer { file.close() }
+    return try readAll(file.rawValue, path: path)
   }
 
   /// Removes `path` durably (`unlink`, then `fsync` of the directory). Returns false when there
@@ -59,11 +59,10 @@ public enum DurableFile {
   /// power loss.
   public static func syncDirectory(of path: String) throws(FileSystemError) {
     let directory = directoryName(of: path)
-    let descriptor = try systemCall("open directory", path: directory) {
-      open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    }
-    defer { close(descriptor) }
-    try systemCall("fsync directory", path: directory) { fsync(descriptor) }
+    let file = try FileDescriptor.open(
+      directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, operation: "open directory")
+    defer { file.close() }
+    try systemCall("fsync directory", path: directory) { fsync(file.rawValue) }
   }
 
   /// The directory part of a path: `/a/b` → `/a`, `b` → `.`, `/b` → `/`.
@@ -89,29 +88,34 @@ public enum DurableFile {
     throws(FileSystemError) -> String
   {
     let prefix = directoryName(of: path) + "/" + temporaryPrefix(for: baseName(of: path))
-    var temporary = ""
-    var descriptor: Int32 = -1
-    while descriptor < 0 {
-      temporary = prefix + "\(getpid())-\(UInt32.random(in: .min ... .max))"
-      do throws(FileSystemError) {
-        descriptor = try systemCall("create", path: temporary) {
-          open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-        }
-      } catch  where error.code == EEXIST {
-        continue
-      }
-    }
-    defer { close(descriptor) }
+    let (temporary, file) = try createUnique(prefix, mode: mode)
+    defer { file.close() }
     do throws(FileSystemError) {
       // open() applies the umask; the mode must be exactly what was asked (0600 for pairing).
-      try systemCall("set the mode of", path: temporary) { fchmod(descriptor, mode) }
-      try writeAll(bytes, to: descriptor, path: temporary)
-      try systemCall("fsync", path: temporary) { fsync(descriptor) }
+      try systemCall("set the mode of", path: temporary) { fchmod(file.rawValue, mode) }
+      try writeAll(bytes, to: file.rawValue, path: temporary)
+      try systemCall("fsync", path: temporary) { fsync(file.rawValue) }
     } catch {
       unlink(temporary)
       throw error
     }
     return temporary
+  }
+
+  /// A new file named `prefix` and a random suffix, made with `O_EXCL` (never a file that was
+  /// there already): its path and descriptor.
+  private static func createUnique(_ prefix: String, mode: mode_t) throws(FileSystemError)
+    -> (path: String, file: FileDescriptor)
+  {
+    while true {
+      let path = prefix + "\(getpid())-\(UInt32.random(in: .min ... .max))"
+      do throws(FileSystemError) {
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        return (path, try .open(path, flags, mode: mode, operation: "create"))
+      } catch  where error.code == EEXIST {
+        continue
+      }
+    }
   }
 
   /// Writes every byte, continuing after short writes (PuckSystem's `writeAll`).

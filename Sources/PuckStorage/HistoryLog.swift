@@ -1,5 +1,6 @@
 import Glibc
 import PuckCore
+import PuckSystem
 
 /// The append-only history (`history.jsonl`): one entry per line, each line
 /// `{"payload": …, "schemaVersion": N}` (JSON Lines).
@@ -50,11 +51,11 @@ public struct HistoryLog<Entry: VersionedPayload>: Sendable {
     }
     let path = self.path
     do throws(FileSystemError) {
-      let descriptor = try systemCall("open", path: path) {
-        // Read-write only to look at the last byte; every write goes to the end (O_APPEND).
-        open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, StateDirectory.fileMode)
-      }
-      defer { close(descriptor) }
+      // Read-write only to look at the last byte; every write goes to the end (O_APPEND).
+      let file = try FileDescriptor.open(
+        path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, mode: StateDirectory.fileMode)
+      defer { file.close() }
+      let descriptor = file.rawValue
       var info = stat()
       try systemCall("check", path: path) { fstat(descriptor, &info) }
       if info.st_size > 0 {
@@ -113,13 +114,14 @@ public struct HistoryLog<Entry: VersionedPayload>: Sendable {
   {
     let path = self.path
     do throws(FileSystemError) {
-      let descriptor: Int32
+      let file: FileDescriptor
       do throws(FileSystemError) {
-        descriptor = try systemCall("open", path: path) { open(path, O_RDONLY | O_CLOEXEC) }
+        file = try .open(path, O_RDONLY | O_CLOEXEC)
       } catch  where error.code == ENOENT {
         return (before ?? 0) == 0 ? HistoryPage(entries: [], nextBefore: nil) : nil
       }
-      defer { close(descriptor) }
+      defer { file.close() }
+      let descriptor = file.rawValue
       var info = stat()
       try systemCall("check", path: path) { fstat(descriptor, &info) }
       let size = Int(info.st_size)
@@ -264,8 +266,9 @@ public struct HistoryLog<Entry: VersionedPayload>: Sendable {
     throws(FileSystemError) -> Bool
   {
     let copyPath = directory.filePath(copyName)
-    let copy = try systemCall("open", path: copyPath) { open(copyPath, O_RDONLY | O_CLOEXEC) }
-    defer { close(copy) }
+    let copyFile = try FileDescriptor.open(copyPath, O_RDONLY | O_CLOEXEC)
+    defer { copyFile.close() }
+    let copy = copyFile.rawValue
     var info = stat()
     try systemCall("check", path: copyPath) { fstat(copy, &info) }
     let block = 64 * 1024

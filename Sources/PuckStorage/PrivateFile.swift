@@ -1,5 +1,6 @@
 import Glibc
 import PuckCore
+import PuckSystem
 
 /// Why a root-only file was not read.
 enum PrivateFileError: Error {
@@ -14,9 +15,9 @@ enum PrivateFile {
   /// The bytes of `path`; nil when it does not exist.
   static func read(_ path: String, expectedOwner: uid_t) throws(PrivateFileError) -> [UInt8]? {
     // O_NOFOLLOW: a symbolic link here could point the daemon at anyone's file.
-    let descriptor: Int32
+    let file: FileDescriptor
     do throws(FileSystemError) {
-      descriptor = try systemCall("open", path: path) { open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+      file = try .open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     } catch {
       switch error.code {
       case ENOENT: return nil
@@ -24,17 +25,17 @@ enum PrivateFile {
       default: throw .fileSystem(error)
       }
     }
-    defer { close(descriptor) }
+    defer { file.close() }
     // Checked on the open descriptor, so the file judged is the file read.
     var info = stat()
     do throws(FileSystemError) {
-      try systemCall("check", path: path) { fstat(descriptor, &info) }
+      try systemCall("check", path: path) { fstat(file.rawValue, &info) }
     } catch {
       throw .fileSystem(error)
     }
     if let refusal = refusal(for: info, path: path, expectedOwner: expectedOwner) { throw .refused(refusal) }
     do throws(FileSystemError) {
-      return try DurableFile.readAll(descriptor, path: path)
+      return try DurableFile.readAll(file.rawValue, path: path)
     } catch {
       throw .fileSystem(error)
     }

@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 
 /// The single-instance lock on a state directory: an exclusive `flock` on `puckd.lock` in it,
 /// held for as long as this value lives. Two daemons on one state directory would race each
@@ -10,44 +11,38 @@ import Glibc
 public final class StateDirectoryLock {
   /// The lock file's name in the state directory.
   public static let fileName = "puckd.lock"
-  private let descriptor: Int32
-  private var released = false
+  private let file: FileDescriptor
 
   /// Takes the lock on `directory`, or throws `.inUse` naming the daemon that holds it.
   public init(_ directory: StateDirectory) throws(StorageError) {
     let path = directory.filePath(Self.fileName)
+    let file: FileDescriptor
     do throws(FileSystemError) {
-      descriptor = try systemCall("open", path: path) {
-        open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, StateDirectory.fileMode)
-      }
+      file = try .open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode: StateDirectory.fileMode)
     } catch {
       throw .fileSystem(error)
     }
+    let descriptor = file.rawValue
     do throws(FileSystemError) {
       try systemCall("lock", path: path) { flock(descriptor, LOCK_EX | LOCK_NB) }
     } catch {
       let holder = error.code == EWOULDBLOCK ? Self.recordedPID(descriptor) : nil
-      close(descriptor)
+      file.close()
       guard error.code == EWOULDBLOCK else { throw .fileSystem(error) }
       throw .inUse(path: directory.path, pid: holder)
     }
+    self.file = file
     // Best effort: the pid only makes the next refusal clearer; the lock is what counts.
     let text = Array("\(getpid())\n".utf8)
     _ = ftruncate(descriptor, 0)
     _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
   }
 
-  deinit {
-    release()
-  }
-
   /// Lets go of the lock now (a clean exit), rather than when the last reference goes: a
   /// daemon made again in the same process (the in-process tests) must not wait on the old
-  /// one's objects. Idempotent.
+  /// one's objects. Idempotent; the lock also goes with this value.
   public func release() {
-    guard !released else { return }
-    released = true
-    close(descriptor)
+    file.close()
   }
 
   private static func recordedPID(_ descriptor: Int32) -> Int32? {

@@ -27,7 +27,7 @@ public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Runs a call that returns -1 and sets `errno` on failure, retrying `EINTR` (a signal
 /// arriving mid-call is not a failure), as swift-system's `valueOrErrno(retryOnInterrupt:)`
 /// and swift-nio's `syscall()` do. Every errno-returning call in the program goes through here
-/// (or its two siblings below, which share the one loop), so the retry rule lives in one place;
+/// (or its siblings below, which share the one loop), so the retry rule lives in one place;
 /// callers that need their own error type (a path, a device) catch the `SystemError` and wrap
 /// its `code`.
 @discardableResult
@@ -50,6 +50,19 @@ public func systemCall<Value>(
     let code = errno
     if code == EINTR { continue }
     throw SystemError(name(), code: code == 0 ? EIO : code)
+  }
+}
+
+/// The funnel for calls that return the error number itself, 0 on success, and leave `errno`
+/// alone (`clock_nanosleep`, the `pthread_` calls); `EINTR` is retried in the same loop. Its
+/// own name, since a trailing closure would also match `systemCall`'s argument label.
+public func systemCallReturningError(_ name: @autoclosure () -> String, _ body: () -> Int32)
+  throws(SystemError)
+{
+  _ = try systemCall(name(), failsWhen: { $0 != 0 }) { () -> Int32 in
+    let code = body()
+    errno = code
+    return code
   }
 }
 

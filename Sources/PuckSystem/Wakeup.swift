@@ -6,34 +6,33 @@ import Glibc
 /// `wait(_:)` sleeps until a signal or a timeout. Replaces the self-pipes and the loop's eventfd
 /// that were each written by hand.
 ///
-/// Synchronisation: `Sendable` without `@unchecked`. The descriptor is immutable; `write` and
-/// `read` on an eventfd are atomic from any thread.
+/// Synchronisation: `Sendable` without `@unchecked`. The descriptor is owned for this object's
+/// whole life; `write` and `read` on an eventfd are atomic from any thread.
 public final class Wakeup: Sendable {
-  /// The descriptor to watch for readability; -1 if none could be made (see `init()`).
-  public let fd: Int32
+  private let descriptor: FileDescriptor
 
-  private init(fd: Int32) {
-    self.fd = fd
+  /// The descriptor to watch for readability (borrowed); -1 if none could be made (see
+  /// `bestEffort()`).
+  public var fd: Int32 { descriptor.rawValue }
+
+  private init(_ descriptor: FileDescriptor) {
+    self.descriptor = descriptor
   }
 
   /// Makes the eventfd, or throws the `eventfd` failure.
   public convenience init() throws(SystemError) {
-    self.init(fd: try Self.makeDescriptor())
+    self.init(try Self.makeDescriptor())
   }
 
   /// Makes the eventfd; should the process be out of descriptors, `fd` stays -1: `poll`
   /// ignores a negative descriptor, so `wait` still sleeps its timeout and only the early
   /// wake-up is lost. For sleepers that must not fail to start.
   public static func bestEffort() -> Wakeup {
-    Wakeup(fd: (try? makeDescriptor()) ?? -1)
+    Wakeup((try? makeDescriptor()) ?? FileDescriptor(-1))
   }
 
-  private static func makeDescriptor() throws(SystemError) -> Int32 {
-    try systemCall("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
-  }
-
-  deinit {
-    if fd >= 0 { close(fd) }
+  private static func makeDescriptor() throws(SystemError) -> FileDescriptor {
+    try FileDescriptor("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
   }
 
   /// Wakes the sleeper (or makes its next wait return at once).

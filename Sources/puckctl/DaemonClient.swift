@@ -18,15 +18,16 @@ struct DaemonClient {
 
   /// Sends `command`, calls `progress` for each progress line, and returns the final reply.
   func send(_ command: ControlRequest, progress: (String) -> Void = { _ in }) throws -> ControlReply {
-    let fd: Int32
+    let connection: FileDescriptor
     do throws(SystemError) {
-      fd = try systemCall("socket") {
+      connection = try FileDescriptor("socket") {
         socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
       }
     } catch {
       throw ClientError.broken("\(error)")
     }
-    defer { close(fd) }
+    defer { connection.close() }
+    let fd = connection.rawValue
     guard let address = UnixSocketAddress(socketPath) else { throw ClientError.notRunning(path: socketPath) }
     do throws(SystemError) {
       _ = try address.withSockaddr { (pointer, length) throws(SystemError) in

@@ -32,6 +32,15 @@ struct SystemCallTests {
     #expect(calls == 1)
   }
 
+  @Test func callsThatReturnTheErrorNumberShareTheRetry() throws {
+    var codes: [Int32] = [EINTR, EINTR, 0]
+    try systemCallReturningError("clock_nanosleep") { codes.removeFirst() }
+    #expect(codes.isEmpty, "EINTR retried until the call succeeds")
+    #expect(throws: SystemError("pthread_sigmask", code: EINVAL)) {
+      try systemCallReturningError("pthread_sigmask") { EINVAL }
+    }
+  }
+
   @Test func describesTheCallAndStrerror() {
     #expect("\(SystemError("bind", code: ENAMETOOLONG))" == "bind: File name too long")
   }

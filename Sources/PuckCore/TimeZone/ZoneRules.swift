@@ -43,11 +43,6 @@ public struct ZoneRules: Hashable, Sendable, CustomStringConvertible {
   /// The name, for logs and status.
   public var description: String { name }
 
-  /// The offset, abbreviation and DST flag in effect at `instant`.
-  public func localTimeType(at instant: Instant) -> LocalTimeType {
-    type(at: instant.unixSeconds)
-  }
-
   /// Seconds east of UTC at `instant` (`10800` for EEST, `-18000` for EST).
   public func offset(at instant: Instant) -> Int {
     type(at: instant.unixSeconds).offset

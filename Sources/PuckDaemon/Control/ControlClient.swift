@@ -20,7 +20,8 @@ final class ControlClient {
 
   /// The connection's key in the server's table: unlike the fd number, never reused.
   let id: UInt64
-  let fd: Int32
+  /// The socket, owned here and closed by the server when it drops the connection.
+  let connection: FileDescriptor
   let peer: PeerCredentials
   /// Root or the `puckalarm` group, decided once at accept.
   let isPrivileged: Bool
@@ -39,11 +40,11 @@ final class ControlClient {
   private weak var server: ControlServer?
 
   init(
-    id: UInt64, fd: Int32, peer: PeerCredentials, isPrivileged: Bool, server: ControlServer,
+    id: UInt64, connection: FileDescriptor, peer: PeerCredentials, isPrivileged: Bool, server: ControlServer,
     deadline: any LoopTimer
   ) {
     self.id = id
-    self.fd = fd
+    self.connection = connection
     self.peer = peer
     self.isPrivileged = isPrivileged
     self.server = server
@@ -55,6 +56,9 @@ final class ControlClient {
   func send(_ reply: ControlReply) {
     server?.send(reply, to: self)
   }
+
+  /// The socket's number, for the loop to watch (borrowed).
+  var fd: Int32 { connection.rawValue }
 
   /// Whether the connection has gone away.
   var isClosed: Bool { server == nil }
@@ -124,14 +128,14 @@ final class ControlClient {
 
   /// Answers a connection that gets no slot with one short line, if its socket takes it at once,
   /// and closes it.
-  static func refuse(_ fd: Int32, _ failure: ControlFailure) {
+  static func refuse(_ connection: FileDescriptor, _ failure: ControlFailure) {
     let line = ControlWire.encode(.failure(failure)) + [UInt8(ascii: "\n")]
     // One try only (MSG_DONTWAIT): a refused client gets no buffer and no wait.
     _ = line.withUnsafeBytes { raw in
       try? systemCall("send") {
-        Glibc.send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        Glibc.send(connection.rawValue, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
       }
     }
-    close(fd)
+    connection.close()
   }
 }

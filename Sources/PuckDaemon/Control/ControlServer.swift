@@ -22,7 +22,7 @@ final class ControlServer {
   typealias Client = ControlClient
 
   let path: String
-  private let listener: Int32
+  private let listener: FileDescriptor
   private let loop: EventLoop<LoopMessage>
   /// Every open connection, by id; the only owner of the connections.
   private var clients: [UInt64: Client] = [:]
@@ -53,28 +53,29 @@ final class ControlServer {
     self.time = time
     resumeTimer = try time.makeTimer(.monotonic)
     try makeParentDirectories(of: path)
-    listener = try systemCall("socket") {
+    let listener = try FileDescriptor("socket") {
       socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
     }
+    self.listener = listener
     guard let address = UnixSocketAddress(path) else {
-      close(listener)
+      listener.close()
       throw SystemError("bind", code: ENAMETOOLONG)
     }
     unlink(path)
     do {
       try address.withSockaddr { (pointer, length) throws(SystemError) in
-        _ = try systemCall("bind") { bind(listener, pointer, length) }
+        _ = try systemCall("bind") { bind(listener.rawValue, pointer, length) }
       }
       chmod(path, 0o666)
-      try systemCall("listen") { listen(listener, 16) }
-      try loop.watch(listener) { [unowned self] _ in self.acceptAll() }
+      try systemCall("listen") { listen(listener.rawValue, 16) }
+      try loop.watch(listener.rawValue) { [unowned self] _ in self.acceptAll() }
       try loop.watch(resumeTimer.fd) { [unowned self] _ in
         guard self.resumeTimer.acknowledge() != nil else { return }
         self.resumeAccepting()
         if !self.isAccepting { try? self.resumeTimer.arm(after: .seconds(1)) }
       }
     } catch {
-      close(listener)
+      listener.close()
       throw error
     }
   }
@@ -83,8 +84,8 @@ final class ControlServer {
   func shutdown() {
     for client in clients.values { drop(client) }
     loop.unwatch(resumeTimer.fd)
-    loop.unwatch(listener)
-    close(listener)
+    loop.unwatch(listener.rawValue)
+    listener.close()
     unlink(path)
   }
 
@@ -105,14 +106,14 @@ final class ControlServer {
   private func pauseAccepting() {
     guard isAccepting else { return }
     isAccepting = false
-    loop.unwatch(listener)
+    loop.unwatch(listener.rawValue)
     try? resumeTimer.arm(after: .seconds(1))
   }
 
   private func resumeAccepting() {
     guard !isAccepting, canAdmit else { return }
     do {
-      try loop.watch(listener) { [unowned self] _ in self.acceptAll() }
+      try loop.watch(listener.rawValue) { [unowned self] _ in self.acceptAll() }
       isAccepting = true
       resumeTimer.disarm()
     } catch {
@@ -128,9 +129,9 @@ final class ControlServer {
         return
       }
       // accept4 needs _GNU_SOURCE, which Swift's Glibc module does not set: accept, then flags.
-      let fd: Int32
+      let connection: FileDescriptor
       do throws(SystemError) {
-        fd = try systemCall("accept") { accept(listener, nil, nil) }
+        connection = try FileDescriptor("accept") { accept(listener.rawValue, nil, nil) }
       } catch {
         if [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.code) {
           // The listener stays readable while the backlog is full: stop watching it, or the
@@ -142,20 +143,21 @@ final class ControlServer {
         }
         return
       }
+      let fd = connection.rawValue
       _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
       _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
       guard let peer = PeerCredentials(socket: fd) else {
-        close(fd)
+        connection.close()
         continue
       }
-      admit(fd, peer: peer)
+      admit(connection, peer: peer)
     }
   }
 
   /// Gives an accepted connection a slot: a privileged peer always gets one (evicting the oldest
   /// unprivileged peer when every slot is taken), an unprivileged one only while the
   /// unprivileged slots are not all taken.
-  private func admit(_ fd: Int32, peer: PeerCredentials) {
+  private func admit(_ connection: FileDescriptor, peer: PeerCredentials) {
     let privileged = isPrivileged(peer)
     if privileged {
       if clients.count >= ControlLimits.maxClients + ControlLimits.reservedPrivilegedSlots,
@@ -170,7 +172,7 @@ final class ControlServer {
         loggedFull = true
       }
       ControlClient.refuse(
-        fd, ControlFailure(.refused, "puckd has too many connections; try again in a few seconds"))
+        connection, ControlFailure(.refused, "puckd has too many connections; try again in a few seconds"))
       return
     }
     let id = nextClientID
@@ -178,16 +180,16 @@ final class ControlServer {
     let client: Client
     do {
       client = Client(
-        id: id, fd: fd, peer: peer, isPrivileged: privileged, server: self,
+        id: id, connection: connection, peer: peer, isPrivileged: privileged, server: self,
         deadline: try time.makeTimer(.monotonic))
     } catch {
       Log.warning("control socket: \(error)")
-      close(fd)
+      connection.close()
       return
     }
     clients[id] = client
     do {
-      try loop.watch(fd) { [unowned self] events in self.handle(events, forClient: id) }
+      try loop.watch(client.fd) { [unowned self] events in self.handle(events, forClient: id) }
       try loop.watch(client.deadline.fd) { [unowned self] _ in self.deadlinePassed(forClient: id) }
       try client.deadline.arm(after: ControlLimits.requestTimeout)
     } catch {
@@ -340,7 +342,7 @@ final class ControlServer {
     loop.unwatch(client.fd)
     loop.unwatch(client.deadline.fd)
     client.deadline.disarm()
-    close(client.fd)
+    client.connection.close()
     if !client.isPrivileged { loggedFull = false }
     onClose?(client)
     resumeAccepting()

@@ -16,12 +16,14 @@ struct ControlSocketInUse: Error, CustomStringConvertible {
 /// or a second daemon would silently take the first one's clients (issue 8, item 12).
 func controlSocketIsLive(_ path: String) -> Bool {
   guard let address = UnixSocketAddress(path) else { return false }
-  let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
-  guard probe >= 0 else { return false }
-  defer { close(probe) }
+  let flags = Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue)
+  guard let probe = try? FileDescriptor("socket", opening: { socket(AF_UNIX, flags, 0) }) else {
+    return false
+  }
+  defer { probe.close() }
   do throws(SystemError) {
     _ = try address.withSockaddr { (pointer, length) throws(SystemError) in
-      try systemCall("connect") { connect(probe, pointer, length) }
+      try systemCall("connect") { connect(probe.rawValue, pointer, length) }
     }
     return true
   } catch {

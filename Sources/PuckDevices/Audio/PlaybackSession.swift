@@ -5,11 +5,10 @@ import Synchronization
 /// The signals between one ring's caller and its playback thread: a stop request that wakes
 /// the thread from any wait, and an "exited" flag others can wait on.
 ///
-/// Both are pipes that are written once and never read, so they stay readable: a stop request
-/// cannot be missed by a thread that starts waiting after it, and every later wait returns at
-/// once. The descriptors live exactly as long as this object, so no thread can write to a closed
-/// or reused descriptor; the stop flag is an atomic. (Pipes, not eventfds: Swift's Glibc
-/// module does not export `sys/eventfd.h`.)
+/// Both are eventfds (`Wakeup`) that are signalled once and never drained, so they stay
+/// readable: a stop request cannot be missed by a thread that starts waiting after it, and every
+/// later wait returns at once. The descriptors live exactly as long as this object, so no thread
+/// can write to a closed or reused descriptor; the stop flag is an atomic.
 final class PlaybackSession: Sendable {
   /// What ended a wait.
   enum Wake: Equatable {
@@ -28,8 +27,8 @@ final class PlaybackSession: Sendable {
   private let wake: Wakeup
   private let exited: Wakeup
 
-  /// Creates the two pipes; throws an `ALSAError` naming `pipe` when the process is out of
-  /// descriptors.
+  /// Creates the two eventfds; throws an `ALSAError` naming `eventfd` when the process is out
+  /// of descriptors.
   init() throws(ALSAError) {
     do throws(SystemError) {
       wake = try Wakeup()

@@ -71,6 +71,8 @@ public enum SoundFile {
 
   /// Reads and decodes the sound file at `path`.
   public static func load(path: String) throws(SoundFileError) -> PCMSound {
+    // Its own EINTR retry and close rather than PuckSystem's funnel and `FileDescriptor`: this
+    // file compiles without PuckSystem (see the note at the top).
     var fd: Int32
     repeat { fd = Glibc.open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
     guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
@@ -266,6 +268,7 @@ private final class VirtualFile {
     let wanted = Int(min(count, length - position))
     var done = 0
     if let descriptor {
+      // A read loop of its own, not PuckSystem's funnel: see the note at the top of the file.
       while done < wanted {
         let got = pread(descriptor, buffer + done, wanted - done, off_t(position) + off_t(done))
         if got > 0 {

@@ -5,24 +5,19 @@ import Glibc
 /// timedatectl replaces `/etc/localtime`): the loop watches `fd` and asks `changedNames()` which
 /// entries changed.
 public final class DirectoryWatch {
-  /// The inotify descriptor to watch for readability.
-  public let fd: Int32
+  /// The inotify descriptor, owned for the watch's life.
+  private let descriptor: FileDescriptor
+  /// The inotify descriptor to watch for readability (borrowed).
+  public var fd: Int32 { descriptor.rawValue }
 
   /// Watches `directory` for entries created, moved in, written and closed, or deleted
   /// (`inotify_init1`, `inotify_add_watch`).
   public init(directory: String) throws(SystemError) {
-    fd = try systemCall("inotify_init1") { inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK)) }
+    let descriptor = try FileDescriptor("inotify_init1") { inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK)) }
     let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE)
-    do throws(SystemError) {
-      try systemCall("inotify_add_watch") { inotify_add_watch(fd, directory, mask) }
-    } catch {
-      close(fd)
-      throw error
-    }
-  }
-
-  deinit {
-    close(fd)
+    // On failure the descriptor, never stored, is closed as it goes.
+    try systemCall("inotify_add_watch") { inotify_add_watch(descriptor.rawValue, directory, mask) }
+    self.descriptor = descriptor
   }
 
   /// The names of the entries that changed since the last call (read until the queue is empty).

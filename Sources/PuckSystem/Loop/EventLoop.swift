@@ -7,7 +7,7 @@ import Synchronization
 /// state runs on this thread, so it needs no locks. Generic over the message so the loop knows
 /// nothing of what the daemon's threads say to each other.
 public final class EventLoop<Message: Sendable> {
-  private let epoll: Int32
+  private let epoll: FileDescriptor
   private var handlers: [UInt64: (fd: Int32, handler: (UInt32) -> Void)] = [:]
   private var tokens: [Int32: UInt64] = [:]
   private var nextToken: UInt64 = 1
@@ -24,15 +24,11 @@ public final class EventLoop<Message: Sendable> {
 
   /// Makes the epoll set and the inbox (`epoll_create1`, `eventfd`).
   public init() throws(SystemError) {
-    epoll = try systemCall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+    epoll = try FileDescriptor("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
     inbox = try LoopInbox()
     try watch(inbox.fd) { [unowned self] _ in
       for message in self.inbox.drain() { self.onMessage(message) }
     }
-  }
-
-  deinit {
-    close(epoll)
   }
 
   /// Calls `handler` with the epoll event mask whenever `fd` is readable (or hung up / in error).
@@ -44,7 +40,7 @@ public final class EventLoop<Message: Sendable> {
     var event = epoll_event()
     event.events = events
     event.data.u64 = token
-    try systemCall("epoll_ctl") { epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) }
+    try systemCall("epoll_ctl") { epoll_ctl(epoll.rawValue, EPOLL_CTL_ADD, fd, &event) }
     handlers[token] = (fd, handler)
     tokens[fd] = token
   }
@@ -55,14 +51,14 @@ public final class EventLoop<Message: Sendable> {
     var event = epoll_event()
     event.events = events
     event.data.u64 = token
-    _ = epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event)
+    _ = epoll_ctl(epoll.rawValue, EPOLL_CTL_MOD, fd, &event)
   }
 
   /// Stops watching `fd` (call before closing it).
   public func unwatch(_ fd: Int32) {
     guard let token = tokens.removeValue(forKey: fd) else { return }
     handlers[token] = nil
-    _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
+    _ = epoll_ctl(epoll.rawValue, EPOLL_CTL_DEL, fd, nil)
   }
 
   /// Calls `handler` with what woke `timer` each time it fires (expired or clock stepped);
@@ -121,7 +117,7 @@ public final class EventLoop<Message: Sendable> {
     let count: Int32
     do throws(SystemError) {
       count = try systemCall("epoll_wait") {
-        epoll_wait(epoll, &events, Int32(events.count), timeoutMilliseconds)
+        epoll_wait(epoll.rawValue, &events, Int32(events.count), timeoutMilliseconds)
       }
     } catch {
       // epoll_wait fails only with EBADF, EFAULT or EINVAL (the funnel retries EINTR): a broken

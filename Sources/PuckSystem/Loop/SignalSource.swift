@@ -4,8 +4,10 @@ import Glibc
 /// SIGTERM, SIGINT and SIGHUP as loop events through a signalfd: the signals are blocked for
 /// every thread and read as data, so no work ever runs inside an async signal handler.
 public final class SignalSource {
-  /// The signalfd to watch.
-  public let fd: Int32
+  /// The signalfd, owned for the source's life.
+  private let descriptor: FileDescriptor
+  /// The signalfd to watch (borrowed).
+  public var fd: Int32 { descriptor.rawValue }
 
   /// Blocks `signals` in the calling thread (call before starting other threads, which inherit
   /// the mask) and opens a signalfd for them.
@@ -15,11 +17,7 @@ public final class SignalSource {
     for signal in signals { sigaddset(&mask, signal) }
     let status = pthread_sigmask(SIG_BLOCK, &mask, nil)
     if status != 0 { throw SystemError("pthread_sigmask", code: status) }
-    fd = try systemCall("signalfd") { signalfd(-1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK)) }
-  }
-
-  deinit {
-    close(fd)
+    descriptor = try FileDescriptor("signalfd") { signalfd(-1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK)) }
   }
 
   /// The signals that arrived since the last read.

@@ -24,14 +24,16 @@ public struct SystemdNotifier: Sendable {
   /// sd_notify's are: a missing systemd must never stop an alarm.
   public func send(_ message: String) {
     guard let address else { return }
-    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { return }
-    defer { close(fd) }
+    let flags = Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue)
+    guard let datagram = try? FileDescriptor("socket", opening: { socket(AF_UNIX, flags, 0) }) else { return }
+    defer { datagram.close() }
     guard let destination = UnixSocketAddress(address) else { return }
     let bytes = Array(message.utf8)
     // One datagram is sent whole or not at all, so this is one call, not a write-all loop.
     _ = try? destination.withSockaddr { (pointer, length) throws(SystemError) in
-      try systemCall("sendto") { sendto(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL), pointer, length) }
+      try systemCall("sendto") {
+        sendto(datagram.rawValue, bytes, bytes.count, Int32(MSG_NOSIGNAL), pointer, length)
+      }
     }
   }
 }

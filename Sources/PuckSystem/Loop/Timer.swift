@@ -21,8 +21,10 @@ public final class Timer {
     case clockStepped
   }
 
-  /// The timerfd to watch.
-  public let fd: Int32
+  /// The timerfd, owned for the timer's life.
+  private let descriptor: FileDescriptor
+  /// The timerfd to watch (borrowed).
+  public var fd: Int32 { descriptor.rawValue }
   /// The clock it runs on.
   public let kind: Kind
   /// Whether a deadline is set and has not fired.
@@ -32,13 +34,9 @@ public final class Timer {
   public init(_ kind: Kind) throws(SystemError) {
     self.kind = kind
     let clock = kind == .wallClock ? CLOCK_REALTIME : CLOCK_MONOTONIC
-    fd = try systemCall("timerfd_create") {
+    descriptor = try FileDescriptor("timerfd_create") {
       timerfd_create(clock, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
     }
-  }
-
-  deinit {
-    close(fd)
   }
 
   /// Arms a wall-clock timer for `unixSeconds` (`timerfd_settime` with ABSTIME |
