@@ -168,16 +168,14 @@ struct SetupCommand {
   /// `plughw:` (and `pulse` where it is set up), each opened and, for a person, played for two
   /// seconds with the question whether it was heard. With --yes or --json, the first that opens.
   private func chooseSound(configured: String) -> String? {
+    let listed = ALSADevice.playbackNames().filter { $0.hasPrefix("plughw:") || $0 == "pulse" }
     var candidates: [String] = []
-    for name in [configured, "default"] + ALSADevice.playbackNames()
-    where (name.hasPrefix("plughw:") || name == "pulse" || name == configured || name == "default")
-      && !candidates.contains(name)
-    {
-      candidates.append(name)
-    }
+    for name in [configured, "default"] + listed where !candidates.contains(name) { candidates.append(name) }
     say("Sound:        trying \(candidates.joined(separator: ", "))")
+    var rehearsal = ALSARinger.Options()
+    rehearsal.playLimit = .seconds(2)
     for name in candidates {
-      let ringer = ALSARinger(device: ALSADevice(name: name))
+      let ringer = ALSARinger(device: ALSADevice(name: name), options: rehearsal)
       do throws(ALSAError) {
         try ringer.checkOpens()
       } catch {
@@ -189,11 +187,13 @@ struct SetupCommand {
         return name
       }
       say("  \(name): playing the alarm tone for 2 s …")
+      // The ring ends by itself after its play limit; a device that fails keeps retrying, so
+      // the wait is bounded and whatever is left is stopped.
       ringer.start(sound: AlarmTone.sound, startVolume: 0.7, ramp: .zero)
-      usleep(2_000_000)
+      let finished = ringer.waitUntilStopped(timeout: .seconds(4))
       let health = ringer.health
       ringer.stop()
-      _ = ringer.waitUntilStopped(timeout: .seconds(2))
+      if !finished { _ = ringer.waitUntilStopped(timeout: .seconds(2)) }
       if case .faulted(let fault) = health {
         say("  \(name): could not play: \(fault)")
         continue
