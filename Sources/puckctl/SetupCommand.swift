@@ -209,7 +209,7 @@ struct SetupCommand {
     guard root != "/", let colon = connstring.firstIndex(of: ":") else { return connstring }
     let device = connstring[connstring.index(after: colon)...]
     guard device.hasPrefix("/") else { return connstring }
-    return connstring[...colon] + root.trimmingSuffix("/") + device
+    return String(connstring[...colon]) + root.trimmingSuffix("/") + String(device)
   }
 
   /// Writes the changes into the config, keeping the rest; the old file, if any, is kept
