@@ -93,9 +93,12 @@ let package = Package(
     .target(
       name: "PuckDaemon", dependencies: ["PuckCore", "PuckSystem", "PuckStorage", "PuckDevices", "CLinux"]),
 
+    // The control socket's client, shared by puckctl and puck-web.
+    .target(name: "PuckClient", dependencies: ["PuckCore", "PuckSystem"]),
+
     .executableTarget(name: "puckd", dependencies: ["PuckDaemon"]),
     .executableTarget(
-      name: "puckctl", dependencies: ["PuckCore", "PuckSystem", "PuckStorage", "PuckDevices"]),
+      name: "puckctl", dependencies: ["PuckCore", "PuckSystem", "PuckStorage", "PuckDevices", "PuckClient"]),
     // The reader node: a second board's PN532 forwarding signed scans through MQTT.
     .executableTarget(
       name: "puck-reader", dependencies: ["PuckDaemon", "PuckDevices", "PuckStorage", "PuckCore"]),

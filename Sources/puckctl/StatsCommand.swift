@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PuckClient
 import PuckCore
 
 /// `puckctl stats`: the streak, the time it takes to get up per weekday and the bypasses per

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import PuckClient
 import PuckCore
 import PuckStorage
 import PuckSystem
