@@ -71,6 +71,8 @@ public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
   case notAName
   /// Not a whole number.
   case notANumber
+  /// Not `all` nor an IP address.
+  case notAnAddress
   /// Empty where a value is required; the associated text says what kind.
   case missing(String)
   /// Below the smallest accepted value, which is given as written in the file.
@@ -91,6 +93,7 @@ public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
     case .notAPort: return "expected a port from 1 to 65535, like 1883"
     case .notAName: return "expected 1 to 32 lower-case letters, digits, - or _, like bedroom"
     case .notANumber: return "expected a whole number, like 1"
+    case .notAnAddress: return "expected all, or an IP address of this dock like 192.168.1.20 or ::1"
     case .missing(let kind): return "expected \(kind)"
     case .belowMinimum(let minimum): return "expected at least \(minimum)"
     case .aboveMaximum(let maximum): return "expected at most \(maximum)"
@@ -108,6 +111,7 @@ public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
     case .notAPort: return "is not a port: \(expected)"
     case .notAName: return "is not a name: \(expected)"
     case .notANumber: return "is not a number: \(expected)"
+    case .notAnAddress: return "is not an address: \(expected)"
     case .missing: return "is empty: \(expected)"
     case .belowMinimum(let minimum): return "is below the minimum \(minimum)"
     case .aboveMaximum(let maximum): return "is above the maximum \(maximum)"

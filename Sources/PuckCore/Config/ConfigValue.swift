@@ -139,3 +139,14 @@ extension ConfigValue where Value == GPIOLine {
     }
   }
 }
+
+extension ConfigValue where Value == ListenAddress {
+  /// `all`, or an IPv4 or IPv6 address (`ListenAddress(parsing:)`).
+  static var listenAddress: Self {
+    Self(format: { $0.description }) { text throws(ValueProblem) in
+      guard !text.isEmpty else { throw .missing("all, or an IP address like 192.168.1.20") }
+      guard let address = ListenAddress(parsing: text) else { throw .notAnAddress }
+      return address
+    }
+  }
+}

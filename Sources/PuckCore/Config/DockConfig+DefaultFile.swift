@@ -133,5 +133,20 @@ extension DockConfig {
     # time of the next one as the "Pre-alarm" sensor. It only tells; it ends nothing.
     #pre_alarm = 30min
 
+    [web]
+    # The web app (puck-web): status, alarms and the holiday pause from a phone on the home
+    # network. To turn it on: "sudo puckctl web password", set enabled = yes, then
+    # "sudo systemctl enable --now puck-web". It has the puckalarm group's rights: it cannot
+    # stop a ring, override, pair or manage reader keys.
+    #enabled = no
+    # Where it listens: all (every IPv4 and IPv6 address of the dock) or one of its addresses,
+    # such as 192.168.1.20 (127.0.0.1 behind a reverse proxy).
+    #address = all
+    #port = 8469
+    # HTTPS: a PEM certificate and its private key (root:puckalarm, mode 0640); both set, it
+    # speaks HTTPS only (README "HTTPS" has a self-signed recipe). Empty: plain HTTP.
+    #certificate =
+    #key =
+
     """
 }

@@ -170,6 +170,27 @@ extension DockConfig {
           doc: "How long before each alarm the pre_alarm event goes out, for wake-up lights; it only"
             + " tells, it ends nothing."),
       ]),
+    ConfigSection(
+      "web",
+      doc: "The web app, puck-web: the dock from a phone on the home network. It also needs a password"
+        + " (sudo puckctl web password) and its unit started (systemctl enable --now puck-web).",
+      keys: [
+        ConfigKey(
+          "enabled", \.web.enabled, .boolean,
+          doc: "Serve the web app; while this is no, puck-web exits at once without listening."),
+        ConfigKey(
+          "address", \.web.address, .listenAddress,
+          doc: "Where it listens: all (every IPv4 and IPv6 address of the dock) or one of the dock's"
+            + " addresses, such as 192.168.1.20, or 127.0.0.1 behind a reverse proxy."),
+        ConfigKey("port", \.web.port, .port, doc: "The TCP port it listens on."),
+        ConfigKey(
+          "certificate", \.web.certificate, .absolutePath,
+          doc: "A PEM certificate (chain) for HTTPS, readable by the puckalarm group; with key set, the"
+            + " web app speaks HTTPS only. Empty: plain HTTP."),
+        ConfigKey(
+          "key", \.web.key, .absolutePath,
+          doc: "The certificate's PEM private key, root:puckalarm mode 0640."),
+      ]),
   ]
 
   /// The range a buzzer's `on` and `off` accept.

@@ -20,6 +20,8 @@ public struct DockConfig: Hashable, Sendable {
   public var mqtt = MQTTSettings()
   /// `[homeassistant]`: Home Assistant through MQTT discovery (off by default).
   public var homeAssistant = HomeAssistantSettings()
+  /// `[web]`: the web app, `puck-web` (off by default). puckd itself never reads it.
+  public var web = WebSettings()
 
   /// A configuration; every argument defaults to what a missing file means.
   public init(

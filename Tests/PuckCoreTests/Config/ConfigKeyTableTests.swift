@@ -54,6 +54,12 @@ import Testing
     bypass_after = 1min
     bypass_limit = 2
     pre_alarm = 45min
+    [web]
+    enabled = yes
+    address = 127.0.0.1
+    port = 8443
+    certificate = /etc/puckalarm/web.pem
+    key = /etc/puckalarm/web-key.pem
     """
 
   /// `section.key` of every key of the table, in its order.

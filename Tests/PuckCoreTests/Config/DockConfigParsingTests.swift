@@ -171,7 +171,7 @@ import Testing
     #expect(
       error?.description
         == "puckd.conf:4: unknown section [sound]; the sections are [reader], [audio], [buzzer], "
-        + "[button], [led], [enforcement], [mqtt], [homeassistant]")
+        + "[button], [led], [enforcement], [mqtt], [homeassistant], [web]")
   }
 
   @Test func unknownKey() {
@@ -344,6 +344,40 @@ import Testing
         == "puckd.conf:2: bypass_limit = 11 is above the maximum 10")
     #expect(error("[homeassistant]\nbypass_limit = one")?.description.contains("is not a number") == true)
     #expect(error("[homeassistant]\nbypass_after = 31min")?.description.contains("above the maximum") == true)
+  }
+
+  @Test("[web]: off, every address, port 8469 by default; an address is all or an IP literal")
+  func webKeys() throws {
+    #expect(DockConfig().web.enabled == false)
+    #expect(DockConfig().web.address == .all)
+    #expect(DockConfig().web.port == 8469)
+    #expect(DockConfig().web.usesTLS == false)
+    let config = try DockConfig.parse(
+      "[web]\nenabled = yes\naddress = [fd00::20]\nport = 8443\ncertificate = /etc/puckalarm/web.pem\n"
+        + "key = /etc/puckalarm/web-key.pem\n", file: "puckd.conf")
+    #expect(config.web.enabled && config.web.port == 8443 && config.web.usesTLS)
+    #expect(config.web.address == .ipv6("fd00::20"))
+    for good in ["127.0.0.1", "192.168.1.20", "0.0.0.0", "255.255.255.255"] {
+      #expect(ListenAddress(parsing: good) == .ipv4(good), "\(good)")
+    }
+    for good in [
+      "::1", "::", "fe80::1", "2001:db8::8:800:200c:417a", "1:2:3:4:5:6:7:8", "::ffff:192.0.2.1", "1::",
+    ] {
+      #expect(ListenAddress(parsing: good) == .ipv6(good), "\(good)")
+    }
+    for bad in [
+      "", "dock.local", "256.1.1.1", "1.2.3", "01.2.3.4", "1.2.3.4.5", "1:2:3:4:5:6:7:8:9", "1::2::3",
+      "12345::",
+      "::g", "1:2:3:4:5:6:7", "fe80::1%eth0", "[::1", "all ",
+    ] {
+      #expect(ListenAddress(parsing: bad) == nil, "\(bad)")
+    }
+    #expect(
+      error("[web]\naddress = dock.local")?.description
+        == "puckd.conf:2: address = dock.local is not an address: expected all, or an IP address of this dock"
+        + " like 192.168.1.20 or ::1")
+    #expect(error("[web]\nport = 0")?.description.contains("is not a port") == true)
+    #expect(error("[web]\ncertificate = web.pem")?.description.contains("is not an absolute path") == true)
   }
 
   @Test("pre_alarm: 30 min by default, 1 s to 12 h")
