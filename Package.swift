@@ -1,9 +1,10 @@
 // swift-tools-version:6.0
 // PuckAlarm for Linux: an alarm clock that only lets go when you scan your paired NFC tag.
 //
-// Dependencies point one way: executables → PuckDaemon / PuckDevices / PuckStorage → PuckCore
-// and PuckSystem. PuckCore is plain Swift (no C imports, no I/O). PuckSystem is the only layer
-// over Glibc for system calls, clocks and the loop. Only PuckDevices imports the C libraries.
+// Dependencies point one way: executables → PuckDaemon / PuckDevices / PuckStorage /
+// PuckClient → PuckCore and PuckSystem. PuckCore is plain Swift (no C imports, no I/O).
+// PuckSystem is the only layer over Glibc for system calls, clocks and the loop. The C libraries
+// are imported by PuckDevices (the devices, MQTT, libcrypto) and PuckPassword (libcrypt) only.
 import PackageDescription
 
 #if canImport(Foundation)
@@ -67,6 +68,10 @@ let package = Package(
     .systemLibrary(
       name: "CCrypto", pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]),
+    // libcrypt (libxcrypt), the system's password hashing: the web app's password.
+    .systemLibrary(
+      name: "CCrypt", pkgConfig: "libcrypt",
+      providers: [.apt(["libcrypt-dev"])]),
 
     // Linux interfaces the Glibc module lacks (epoll, timerfd, signalfd, eventfd, inotify).
     .systemLibrary(name: "CLinux"),
@@ -95,10 +100,13 @@ let package = Package(
 
     // The control socket's client, shared by puckctl and puck-web.
     .target(name: "PuckClient", dependencies: ["PuckCore", "PuckSystem"]),
+    // The web password: libcrypt's yescrypt hash (the only importer of CCrypt).
+    .target(name: "PuckPassword", dependencies: ["CCrypt"]),
 
     .executableTarget(name: "puckd", dependencies: ["PuckDaemon"]),
     .executableTarget(
-      name: "puckctl", dependencies: ["PuckCore", "PuckSystem", "PuckStorage", "PuckDevices", "PuckClient"]),
+      name: "puckctl",
+      dependencies: ["PuckCore", "PuckSystem", "PuckStorage", "PuckDevices", "PuckClient", "PuckPassword"]),
     // The reader node: a second board's PN532 forwarding signed scans through MQTT.
     .executableTarget(
       name: "puck-reader", dependencies: ["PuckDaemon", "PuckDevices", "PuckStorage", "PuckCore"]),
@@ -121,8 +129,10 @@ let package = Package(
       name: "PuckDaemonTests",
       dependencies: ["PuckDaemon", "PuckDevices", "PuckStorage", "PuckCore", "GPIODoubles"]),
     .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator"]),
+    .testTarget(name: "PuckPasswordTests", dependencies: ["PuckPassword"]),
     .testTarget(
-      name: "EndToEndTests", dependencies: ["PuckCore", "PuckDevices", "PN532Emulator", "CSndfile"]),
+      name: "EndToEndTests",
+      dependencies: ["PuckCore", "PuckDevices", "PN532Emulator", "CSndfile", "PuckPassword"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -9,8 +9,11 @@ import PuckSystem
 public enum DurableFile {
   /// Writes `bytes` to `path` atomically and durably, with exactly `mode` (not reduced by the
   /// umask): temp file (`O_CREAT|O_EXCL`), write, `fsync`, `rename`, `fsync` of the directory.
-  public static func write(_ bytes: [UInt8], to path: String, mode: mode_t) throws(FileSystemError) {
-    let temporary = try createTemporary(containing: bytes, besides: path, mode: mode)
+  /// With `group`, the file has that group from before it is renamed into place.
+  public static func write(
+    _ bytes: [UInt8], to path: String, mode: mode_t, group: gid_t? = nil
+  ) throws(FileSystemError) {
+    let temporary = try createTemporary(containing: bytes, besides: path, mode: mode, group: group)
     do throws(FileSystemError) {
       try systemCall("rename \(temporary) to", path: path) { rename(temporary, path) }
     } catch {
@@ -84,14 +87,17 @@ public enum DurableFile {
   }
 
   /// Creates, fills and flushes a temporary file next to `path`; returns its path.
-  private static func createTemporary(containing bytes: [UInt8], besides path: String, mode: mode_t)
-    throws(FileSystemError) -> String
-  {
+  private static func createTemporary(
+    containing bytes: [UInt8], besides path: String, mode: mode_t, group: gid_t? = nil
+  ) throws(FileSystemError) -> String {
     let prefix = directoryName(of: path) + "/" + temporaryPrefix(for: baseName(of: path))
     let (temporary, file) = try createUnique(prefix, mode: mode)
     defer { file.close() }
     do throws(FileSystemError) {
       // open() applies the umask; the mode must be exactly what was asked (0600 for pairing).
+      if let group {
+        try systemCall("set the group of", path: temporary) { fchown(file.rawValue, uid_t.max, group) }
+      }
       try systemCall("set the mode of", path: temporary) { fchmod(file.rawValue, mode) }
       try writeAll(bytes, to: file.rawValue, path: temporary)
       try systemCall("fsync", path: temporary) { fsync(file.rawValue) }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PuckClient
 import PuckCore
+import PuckPassword
 import PuckStorage
 import PuckSystem
 
@@ -73,6 +74,8 @@ enum PuckCtl {
       case .completion:
         print(ShellCompletion.script(for: request.text(.shell) ?? ""), terminator: "")
         return ExitCode.success.rawValue
+      case .webPassword:
+        return try WebPasswordCommand(request: request).run().rawValue
       default:
         let client = DaemonClient(socketPath: socketPath)
         let zone = (try? zones.systemZone()) ?? .utc
@@ -95,6 +98,12 @@ enum PuckCtl {
     } catch let error as UsageError {
       printError("puckctl: \(error.message)")
       return ExitCode.usage.rawValue
+    } catch let error as PasswordError {
+      printError("puckctl: \(error)")
+      return ExitCode.failure.rawValue
+    } catch let error as WebPasswordFileError {
+      printError("puckctl: \(error)")
+      return ExitCode.failure.rawValue
     } catch let error as ZoneLookupError {
       printError("puckctl: \(error)")
       return ExitCode.usage.rawValue

@@ -32,6 +32,7 @@ public enum CommandName: String, CaseIterable, Hashable, Sendable {
   case calendar
   case completion
   case setup
+  case webPassword = "web.password"
 }
 
 /// The one table of commands. puckctl parses, checks, explains and completes its command line
@@ -413,6 +414,19 @@ extension CommandName {
           question (no tag is asked for); --json prints the findings as one JSON object. --root
           reads the board's files under DIR (a card mounted elsewhere). Exits 0 when the check
           passes.
+          """)
+    case .webPassword:
+      return CommandSpec(
+        self, ["web", "password"], .root, home: .client,
+        [CommandArgument(.option("file"), .text(.free("PATH")), field: .file)],
+        summary: "set the web app's password (root)",
+        details: """
+          Asks for the web app's password twice, without echo (from standard input, one line,
+          when that is not a terminal), and stores its libcrypt yescrypt hash, never the password,
+          in /etc/puckalarm/web-password, root:puckalarm mode 0640, written atomically: puck-web
+          reads it at each login, so no restart is needed, and every session of the old password
+          ends. At least 8 characters. --file writes PATH instead (a development dock; no root
+          needed for a file of your own).
           """)
     }
   }

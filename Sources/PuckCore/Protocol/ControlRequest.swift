@@ -16,7 +16,7 @@ public enum Field: String, CodingKey, Hashable, Sendable, CaseIterable {
   case id, time, days, date, label, requiresPuck, uid, reader, key, limit, before, seconds, cancel
   case scanSeconds, until, name, yes
   // Never sent: puckctl's own.
-  case json, csv, weeks, tz, after, count, shell, root, config
+  case json, csv, weeks, tz, after, count, shell, root, config, file
 }
 
 /// A value an argument carries.

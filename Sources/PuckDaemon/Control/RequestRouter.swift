@@ -144,7 +144,7 @@ final class RequestRouter {
         throw ControlFailure(.failed, "\(problem); puckd keeps its previous settings")
       }
       client.send(.success("puckd read \(dock.settings.options.configPath) again and applied it"))
-    case .stats, .calendar, .completion, .setup:
+    case .stats, .calendar, .completion, .setup, .webPassword:
       // The decoder refuses these as unknown: puckctl answers them itself.
       throw ControlFailure(.badRequest, "unknown command '\(request.name.rawValue)'")
     }

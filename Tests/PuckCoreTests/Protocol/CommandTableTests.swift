@@ -41,6 +41,7 @@ import Testing
     case .calendar: words = ["calendar", "06:30", "--count", "3"]
     case .completion: words = ["completion", "fish"]
     case .setup: words = ["setup", "--root", "/mnt/card", "--config", "/tmp/puckd.conf", "--yes", "--json"]
+    case .webPassword: words = ["web", "password", "--file", "/tmp/web-password"]
     }
     return try ControlRequest(commandLine: words)
   }
