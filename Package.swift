@@ -1,10 +1,11 @@
 // swift-tools-version:6.0
 // PuckAlarm for Linux: an alarm clock that only lets go when you scan your paired NFC tag.
 //
-// Dependencies point one way: executables → PuckDaemon / PuckDevices / PuckStorage /
+// Dependencies point one way: executables → PuckDaemon / PuckDevices / PuckStorage / PuckWeb /
 // PuckClient → PuckCore and PuckSystem. PuckCore is plain Swift (no C imports, no I/O).
 // PuckSystem is the only layer over Glibc for system calls, clocks and the loop. The C libraries
-// are imported by PuckDevices (the devices, MQTT, libcrypto) and PuckPassword (libcrypt) only.
+// are imported by PuckDevices (the devices, MQTT, libcrypto), PuckPassword (libcrypt) and
+// PuckWeb's HTTP server (libmicrohttpd) only.
 import PackageDescription
 
 #if canImport(Foundation)
@@ -47,6 +48,7 @@ let package = Package(
     .executable(name: "puckd", targets: ["puckd"]),
     .executable(name: "puckctl", targets: ["puckctl"]),
     .executable(name: "puck-reader", targets: ["puck-reader"]),
+    .executable(name: "puck-web", targets: ["puck-web"]),
   ],
   targets: [
     // C libraries from Debian, through pkg-config.
@@ -72,8 +74,13 @@ let package = Package(
     .systemLibrary(
       name: "CCrypt", pkgConfig: "libcrypt",
       providers: [.apt(["libcrypt-dev"])]),
+    // libmicrohttpd, the web app's HTTP server (with GnuTLS for HTTPS).
+    .systemLibrary(
+      name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+      providers: [.apt(["libmicrohttpd-dev"])]),
 
-    // Linux interfaces the Glibc module lacks (epoll, timerfd, signalfd, eventfd, inotify).
+    // Linux interfaces the Glibc module lacks (epoll, timerfd, signalfd, eventfd, inotify,
+    // getrandom).
     .systemLibrary(name: "CLinux"),
 
     // The one system layer: SystemError and the EINTR-retrying call funnel, write-all, Unix
@@ -102,11 +109,18 @@ let package = Package(
     .target(name: "PuckClient", dependencies: ["PuckCore", "PuckSystem"]),
     // The web password: libcrypt's yescrypt hash (the only importer of CCrypt).
     .target(name: "PuckPassword", dependencies: ["CCrypt"]),
+    // The web app: pages, sessions, CSRF, the login limit (plain Swift), and the HTTP server
+    // over libmicrohttpd (the only importer of CMicroHTTPD); a client of the control socket.
+    .target(
+      name: "PuckWeb", dependencies: ["PuckCore", "PuckSystem", "PuckClient", "PuckPassword", "CMicroHTTPD"]),
 
     .executableTarget(name: "puckd", dependencies: ["PuckDaemon"]),
     .executableTarget(
       name: "puckctl",
       dependencies: ["PuckCore", "PuckSystem", "PuckStorage", "PuckDevices", "PuckClient", "PuckPassword"]),
+    // The web app's process: its own user in the puckalarm group (systemd/puck-web.service).
+    .executableTarget(
+      name: "puck-web", dependencies: ["PuckWeb", "PuckStorage", "PuckPassword", "PuckCore", "PuckSystem"]),
     // The reader node: a second board's PN532 forwarding signed scans through MQTT.
     .executableTarget(
       name: "puck-reader", dependencies: ["PuckDaemon", "PuckDevices", "PuckStorage", "PuckCore"]),
@@ -130,6 +144,7 @@ let package = Package(
       dependencies: ["PuckDaemon", "PuckDevices", "PuckStorage", "PuckCore", "GPIODoubles"]),
     .testTarget(name: "PN532EmulatorTests", dependencies: ["PN532Emulator"]),
     .testTarget(name: "PuckPasswordTests", dependencies: ["PuckPassword"]),
+    .testTarget(name: "PuckWebTests", dependencies: ["PuckWeb", "PuckPassword", "PuckCore"]),
     .testTarget(
       name: "EndToEndTests",
       dependencies: ["PuckCore", "PuckDevices", "PN532Emulator", "CSndfile", "PuckPassword"]),

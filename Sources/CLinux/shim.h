@@ -1,9 +1,10 @@
 // Linux interfaces Swift's Glibc module does not export: epoll, timerfd, signalfd, eventfd,
 // adjtimex,
-// inotify. Header-only; nothing to link.
+// inotify, getrandom. Header-only; nothing to link.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/timex.h>

@@ -1,0 +1,54 @@
+/// The login limit per address (issue 25: "the 20th wrong password in a minute is
+/// rate-limited"): after `allowedFailures` wrong passwords from one address within `window`,
+/// further tries from it are refused unchecked until the oldest of them is a `window` old. A
+/// right password clears the address. Time is a parameter (a monotonic reading).
+///
+/// The table is bounded (`capacity` addresses; the one with the fewest recent failures goes), so a
+/// flood of addresses costs memory only up to it. An attacker with many addresses still pays
+/// one yescrypt hash per guess, which is the point of yescrypt.
+public struct LoginLimiter: Sendable {
+  /// The span over which failures count.
+  public static let window: Duration = .seconds(60)
+  /// Wrong passwords allowed within `window`; the next try is refused.
+  public static let allowedFailures = 19
+  /// Addresses tracked at most.
+  public static let capacity = 1024
+
+  /// Each address's recent failures, oldest first.
+  private var failures: [String: [Duration]] = [:]
+
+  public init() {}
+
+  /// Whether a try from `address` is refused now, and if so how long until it is not.
+  public func refusal(for address: String, now: Duration) -> Duration? {
+    let recent = (failures[address] ?? []).filter { now - $0 < Self.window }
+    guard recent.count >= Self.allowedFailures, let oldest = recent.first else { return nil }
+    return Self.window - (now - oldest)
+  }
+
+  /// A wrong password from `address`.
+  public mutating func recordFailure(from address: String, now: Duration) {
+    var recent = (failures[address] ?? []).filter { now - $0 < Self.window }
+    recent.append(now)
+    if recent.count > Self.allowedFailures { recent.removeFirst(recent.count - Self.allowedFailures) }
+    if failures[address] == nil, failures.count >= Self.capacity {
+      failures = failures.filter { now - ($0.value.last ?? now) < Self.window }
+      // The address with the fewest recent failures goes: a flood of new addresses, one try
+      // each, cannot push out the one that has been guessing all along.
+      if failures.count >= Self.capacity,
+        let least = failures.min(by: {
+          ($0.value.count, $0.value.last ?? now) < ($1.value.count, $1.value.last ?? now)
+        })?
+        .key
+      {
+        failures[least] = nil
+      }
+    }
+    failures[address] = recent
+  }
+
+  /// The right password from `address`: its count starts again.
+  public mutating func recordSuccess(from address: String) {
+    failures[address] = nil
+  }
+}

@@ -1,0 +1,37 @@
+import PuckClient
+import PuckCore
+
+/// How the web app reaches puckd: one request, its final reply. A reply with `ok: false` is a
+/// reply; only a dock that cannot be reached is an error. Tests put a scripted dock here.
+public protocol DockLink: Sendable {
+  func send(_ request: ControlRequest) throws(ControlFailure) -> ControlReply
+}
+
+/// The dock through its control socket, as the `puckalarm` group: `puck-web` runs as its own
+/// user in that group, so puckd grants it exactly the group's rights (docs/DESIGN.md C2).
+public struct SocketDockLink: DockLink {
+  /// How long one request may take before the page says the dock is not answering.
+  public static let timeout: Duration = .seconds(5)
+
+  private let client: DaemonClient
+
+  public init(socketPath: String) {
+    client = DaemonClient(socketPath: socketPath, timeout: Self.timeout)
+  }
+
+  public func send(_ request: ControlRequest) throws(ControlFailure) -> ControlReply {
+    do {
+      return try client.send(request)
+    } catch let failure as ControlFailure {
+      throw failure
+    } catch ClientError.notRunning {
+      throw ControlFailure(.failed, "puckd is not running")
+    } catch ClientError.noAccess {
+      throw ControlFailure(.permissionDenied, "puck-web may not reach puckd's socket")
+    } catch ClientError.broken(let reason) {
+      throw ControlFailure(.failed, reason)
+    } catch {
+      throw ControlFailure(.failed, "\(error)")
+    }
+  }
+}

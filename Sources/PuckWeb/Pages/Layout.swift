@@ -1,0 +1,84 @@
+import PuckCore
+
+/// The pages' frame: the document head (the one style sheet, no script, no inline style), the
+/// navigation with the logout button, and the message the last form left.
+public enum Layout {
+  /// A place in the navigation.
+  public enum Place: String, CaseIterable, Sendable {
+    case status = "/"
+    case alarms = "/alarms"
+    case holiday = "/pause"
+
+    var title: String {
+      switch self {
+      case .status: return "Status"
+      case .alarms: return "Alarms"
+      case .holiday: return "Holiday"
+      }
+    }
+  }
+
+  /// The style sheet's address; the version makes a new release's sheet a new address, so it
+  /// may be cached for long.
+  public static let styleSheetPath = "/style.css?v=" + ProductVersion.current
+
+  /// A whole page. `csrf` is the session's token: nil on the login page (no navigation).
+  public static func page(
+    title: String, place: Place?, csrf: String?, flash: Flash? = nil, body: HTML
+  ) -> HTML {
+    let navigation: HTML? = csrf.map { csrf in
+      let links = Place.allCases.map { link -> HTML in
+        let current: HTML = link == place ? " aria-current=\"page\"" : ""
+        return "<a href=\"\(link.rawValue)\"\(current)>\(link.title)</a>"
+      }
+      return """
+        <header><nav aria-label="Main">\(links)<form method="post" action="/logout">\
+        \(csrfField(csrf))<button type="submit">Log out</button></form></nav></header>
+        """
+    }
+    let message: HTML? = flash.map { flash in
+      flash.isError
+        ? "<p class=\"flash error\" role=\"alert\">\(flash.text)</p>"
+        : "<p class=\"flash\" role=\"status\">\(flash.text)</p>"
+    }
+    return """
+      <!doctype html>
+      <html lang="en">
+      <head>
+      <meta charset="utf-8">
+      <meta name="viewport" content="width=device-width, initial-scale=1">
+      <meta name="color-scheme" content="dark light">
+      <meta name="referrer" content="no-referrer">
+      <title>\(title) · PuckAlarm</title>
+      <link rel="stylesheet" href="\(styleSheetPath)">
+      </head>
+      <body>
+      \(navigation)
+      <main>
+      <h1>\(title)</h1>
+      \(message)
+      \(body)
+      </main>
+      </body>
+      </html>
+
+      """
+  }
+
+  /// The hidden field every form carries: the session's CSRF token.
+  public static func csrfField(_ csrf: String) -> HTML {
+    "<input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">"
+  }
+
+  /// A form of one button that posts to `action`: enable, skip, delete, resume.
+  public static func button(
+    _ label: String, action: String, csrf: String, style: String? = nil, accessibleLabel: String? = nil
+  ) -> HTML {
+    let styleClass: HTML = style.map { " class=\"\($0)\"" } ?? ""
+    let aria: HTML = accessibleLabel.map { " aria-label=\"\($0)\"" } ?? ""
+    return """
+      <form method="post" action="\(action)">\(csrfField(csrf))<button type="submit"\(styleClass)\(aria)>\
+      \(label)</button></form>
+      """
+  }
+}

@@ -1,0 +1,361 @@
+import PuckCore
+import PuckPassword
+import Synchronization
+
+/// A reading of the clocks for one request: the wall clock for what the pages show, the
+/// monotonic one for session and login-limit times (a clock step moves neither).
+public struct WebTime: Sendable {
+  public var wall: Instant
+  public var monotonic: Duration
+
+  public init(wall: Instant, monotonic: Duration) {
+    self.wall = wall
+    self.monotonic = monotonic
+  }
+}
+
+/// The web app: a request and the time in, a response out. It holds the sessions and the login
+/// limit; it reaches the dock only through `dock`, and only with the commands in
+/// `allowedCommands`; the password hash, the zone and the log come from the shell (`puck-web`).
+///
+/// Synchronisation: `Sendable` without `@unchecked`: the sessions and the limiter are behind one
+/// `Mutex`. libmicrohttpd calls in from its one polling thread, so the lock is never contended
+/// in `puck-web`; it is held across the request to puckd, which is bounded by the client's
+/// timeout.
+public final class WebApp: Sendable {
+  /// What the web may ask of puckd: reading the dock, changing alarms and the holiday pause.
+  /// Never `stop` (a phone in bed must not be a snooze button), `awake` (the wake-up check asks
+  /// the person at the dock), nor anything of root's (override, pairing, reader keys, reload),
+  /// which puckd would refuse the group anyway. Every request goes through `send`, which holds
+  /// it to this list.
+  public static let allowedCommands: Set<CommandName> = [
+    .status, .alarmList, .alarmAdd, .alarmEnable, .alarmDisable, .alarmSkip, .alarmRemove, .pause, .resume,
+  ]
+
+  /// The session cookie's name.
+  public static let sessionCookie = "puck_session"
+  /// The login form's cookie: its token must come back in the form.
+  public static let loginCookie = "puck_login"
+
+  private struct State: Sendable {
+    var sessions: SessionStore
+    var limiter = LoginLimiter()
+  }
+
+  private let state: Mutex<State>
+  private let dock: any DockLink
+  private let tokens: any TokenSource
+  private let passwordHash: @Sendable () -> PasswordHash?
+  private let zoneNamed: @Sendable (String) -> ZoneRules
+  private let secure: Bool
+  private let log: @Sendable (String) -> Void
+
+  /// - Parameters:
+  ///   - passwordHash: the stored hash, read again at every request (nil: none set or refused),
+  ///     so a new password takes effect, and ends the old one's sessions, without a restart.
+  ///   - zoneNamed: the rules of the dock's zone, named by its status.
+  ///   - secure: the app is served over HTTPS: cookies are `Secure`.
+  ///   - log: one line for the journal, with its `<N>` level prefix.
+  public init(
+    dock: any DockLink, tokens: any TokenSource, passwordHash: @escaping @Sendable () -> PasswordHash?,
+    zoneNamed: @escaping @Sendable (String) -> ZoneRules, secure: Bool,
+    log: @escaping @Sendable (String) -> Void
+  ) {
+    self.dock = dock
+    self.tokens = tokens
+    self.passwordHash = passwordHash
+    self.zoneNamed = zoneNamed
+    self.secure = secure
+    self.log = log
+    state = Mutex(State(sessions: SessionStore(tokens: tokens)))
+  }
+
+  /// The answer to `request` at `time`.
+  public func handle(_ request: HTTPRequest, at time: WebTime) -> HTTPResponse {
+    let method = request.method == "HEAD" ? "GET" : request.method
+    guard method == "GET" || method == "POST" else {
+      var response = HTTPResponse.text("method not allowed", status: 405)
+      response.headers.append(("Allow", "GET, HEAD, POST"))
+      return response
+    }
+    switch (method, request.path) {
+    case ("GET", "/style.css"):
+      return HTTPResponse(
+        status: 200,
+        headers: [("Content-Type", "text/css; charset=utf-8"), ("Cache-Control", "public, max-age=604800")],
+        body: Array(StyleSheet.text.utf8))
+    case ("GET", "/login"): return loginPage(request, notice: request.query["out"] == nil ? nil : .loggedOut)
+    case ("POST", "/login"): return logIn(request, at: time)
+    default: break
+    }
+    // Everything else needs a session; without one, the login page.
+    guard let hash = passwordHash(),
+      let session = state.withLock({
+        $0.sessions.session(
+          for: request.cookies[Self.sessionCookie], now: time.monotonic, passwordStamp: hash.encoded)
+      })
+    else { return .redirect(to: "/login") }
+    if method == "POST" {
+      guard isSameOrigin(request) else {
+        log("<4>puck-web: refused a form from another site (\(request.client), \(request.path))")
+        return .text("refused: this form did not come from this site", status: 403)
+      }
+      guard let form = FormData(urlEncoded: request.body) else {
+        return .text("refused: the form could not be read", status: 400)
+      }
+      guard Token.matches(form["csrf"], session.csrf) else {
+        log("<4>puck-web: refused a form without its session's token (\(request.client), \(request.path))")
+        return .text(
+          "refused: the form's token is missing or stale; reload the page and try again", status: 403)
+      }
+      return post(request.path, form: form, session: session, at: time)
+    }
+    return page(request.path, session: session, at: time)
+  }
+
+  // MARK: Login and logout
+
+  private func loginPage(_ request: HTTPRequest, notice: LoginPage.Notice?, status: Int = 200) -> HTTPResponse
+  {
+    // The browser's login token stays the same while its cookie lasts (a wrong password shows
+    // the form again with it); a new one otherwise.
+    let kept = request.cookies[Self.loginCookie].flatMap { Token.isWellFormed($0) ? $0 : nil }
+    guard let token = kept ?? (try? tokens.token()) else {
+      return .text("no random bytes for the login form; try again", status: 503)
+    }
+    let shown = passwordHash() == nil ? .noPassword : notice
+    return HTTPResponse.page(LoginPage.render(loginToken: token, notice: shown), status: status)
+      .setting(cookie: cookie(Self.loginCookie, token, maxAge: 3600))
+  }
+
+  private func logIn(_ request: HTTPRequest, at time: WebTime) -> HTTPResponse {
+    let address = request.clientKey
+    if let wait = state.withLock({ $0.limiter.refusal(for: address, now: time.monotonic) }) {
+      log("<4>puck-web: login refused: too many wrong passwords from \(request.client)")
+      let seconds = Int(wait.components.seconds) + 1
+      var response = loginPage(request, notice: .tooManyTries(seconds: seconds), status: 429)
+      response.headers.append(("Retry-After", String(seconds)))
+      return response
+    }
+    guard isSameOrigin(request), let form = FormData(urlEncoded: request.body),
+      let expected = request.cookies[Self.loginCookie], Token.isWellFormed(expected),
+      Token.matches(form["login"], expected)
+    else { return loginPage(request, notice: .expiredForm, status: 403) }
+    guard let hash = passwordHash() else { return loginPage(request, notice: .noPassword, status: 503) }
+    guard let password = form["password"], hash.matches(password) else {
+      state.withLock { $0.limiter.recordFailure(from: address, now: time.monotonic) }
+      log("<4>puck-web: wrong password from \(request.client)")
+      return loginPage(request, notice: .wrongPassword, status: 401)
+    }
+    let session: Session
+    do {
+      session = try state.withLock { state throws in
+        state.limiter.recordSuccess(from: address)
+        return try state.sessions.create(now: time.monotonic, passwordStamp: hash.encoded)
+      }
+    } catch {
+      return .text("no random bytes for a session; try again", status: 503)
+    }
+    log("<5>puck-web: logged in from \(request.client)")
+    return HTTPResponse.redirect(to: "/")
+      .setting(
+        cookie: cookie(
+          Self.sessionCookie, session.token, maxAge: Int(SessionStore.lifetime.components.seconds))
+      )
+      .setting(cookie: cookie(Self.loginCookie, "", maxAge: 0))
+  }
+
+  /// A cookie for this site only, out of reach of scripts and of other sites' requests.
+  private func cookie(_ name: String, _ value: String, maxAge: Int) -> String {
+    "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+  }
+
+  /// Whether a form came from a page of this site: a browser's `Origin` (or, without one, its
+  /// `Sec-Fetch-Site`) must say so. Requests that carry neither (a script at the dock) pass;
+  /// they still need the form's token.
+  private func isSameOrigin(_ request: HTTPRequest) -> Bool {
+    if let site = request.header("sec-fetch-site"), site != "same-origin", site != "none" { return false }
+    guard let origin = request.header("origin") else { return true }
+    guard let host = request.header("host") else { return false }
+    return origin == (secure ? "https://" : "http://") + host
+  }
+
+  // MARK: Pages
+
+  private func page(_ path: String, session: Session, at time: WebTime) -> HTTPResponse {
+    let flash = state.withLock { $0.sessions.takeFlash(for: session.token) }
+    switch path {
+    case "/":
+      return withReply(.init(.status), session: session) { reply in
+        guard let status = reply.status else { return nil }
+        let text = TimeText(zone: zoneNamed(status.zone), now: time.wall)
+        return StatusPage.render(status, time: text, csrf: session.csrf, flash: flash)
+      }
+    case "/alarms":
+      return withReply(.init(.status), session: session) { statusReply in
+        let zone = statusReply.status.map { zoneNamed($0.zone) } ?? .utc
+        return withReplyHTML(.init(.alarmList)) { reply in
+          AlarmsPage.render(
+            reply.alarms ?? [], dockPausedUntil: reply.pausedUntil,
+            time: TimeText(zone: zone, now: time.wall),
+            csrf: session.csrf, flash: flash)
+        }
+      }
+    case "/pause":
+      return withReply(.init(.status), session: session) { reply in
+        guard let status = reply.status else { return nil }
+        let today = zoneNamed(status.zone).localDateTime(at: time.wall).date
+        return HolidayPage.render(
+          pausedUntil: status.pausedUntil, today: today, csrf: session.csrf, flash: flash)
+      }
+    default:
+      return .text("not found", status: 404)
+    }
+  }
+
+  /// The page `render` makes of puckd's reply to `request`, or a page that says why there is
+  /// none (503: puckd not answering or refusing).
+  private func withReply(
+    _ request: ControlRequest, session: Session, render: (ControlReply) -> HTML?
+  ) -> HTTPResponse {
+    switch send(request) {
+    case .success(let reply):
+      guard reply.ok == true, let html = render(reply) else {
+        return unavailable(reply.failure?.message ?? "puckd did not answer the request", session: session)
+      }
+      return .page(html)
+    case .failure(let failure):
+      return unavailable(failure.message, session: session)
+    }
+  }
+
+  /// A nested `withReply` whose failure shows as the same page.
+  private func withReplyHTML(_ request: ControlRequest, render: (ControlReply) -> HTML?) -> HTML? {
+    guard case .success(let reply) = send(request), reply.ok == true else { return nil }
+    return render(reply)
+  }
+
+  private func unavailable(_ why: String, session: Session) -> HTTPResponse {
+    .page(
+      Layout.page(
+        title: "The dock is not answering", place: nil, csrf: session.csrf,
+        body: "<section><p>\(why)</p><p>Reload this page in a moment.</p></section>"),
+      status: 503)
+  }
+
+  // MARK: Forms
+
+  private func post(_ path: String, form: FormData, session: Session, at time: WebTime) -> HTTPResponse {
+    if path == "/logout" {
+      state.withLock { $0.sessions.end(session.token) }
+      log("<5>puck-web: logged out")
+      return HTTPResponse.redirect(to: "/login?out=1").setting(
+        cookie: cookie(Self.sessionCookie, "", maxAge: 0))
+    }
+    let parts = path.split(separator: "/").map(String.init)
+    let request: ControlRequest
+    let back: String
+    switch parts {
+    case ["alarms", "add"]:
+      back = "/alarms"
+      switch Self.alarmDraft(from: form) {
+      case .success(let draft): request = ControlRequest(adding: draft)
+      case .failure(let problem): return done(.failure(problem), back: back, session: session)
+      }
+    case let parts where parts.count == 3 && parts[0] == "alarms":
+      back = "/alarms"
+      guard let id = Int(parts[1]), id > 0, id < 1_000_000 else { return .text("not found", status: 404) }
+      let names: [String: CommandName] = [
+        "enable": .alarmEnable, "disable": .alarmDisable, "skip": .alarmSkip, "delete": .alarmRemove,
+      ]
+      guard let name = names[parts[2]] else { return .text("not found", status: 404) }
+      request = ControlRequest(name, [.id: .integer(id)])
+    case ["pause"]:
+      back = "/pause"
+      guard let text = form["until"], let date = try? LocalDate(parsing: text) else {
+        return done(
+          .failure(ControlFailure(.badRequest, "choose the date alarms ring again")), back: back,
+          session: session)
+      }
+      request = ControlRequest(.pause, [.until: .date(.absolute(date))])
+    case ["resume"]:
+      back = "/pause"
+      request = ControlRequest(.resume)
+    default:
+      return .text("not found", status: 404)
+    }
+    let checked: ControlRequest
+    do throws(ControlFailure) {
+      checked = try request.validated()
+    } catch {
+      return done(.failure(error), back: back, session: session)
+    }
+    return done(send(checked), back: back, session: session)
+  }
+
+  /// After a form: what happened goes to the next page, and the browser is sent there (303),
+  /// so a reload never posts again.
+  private func done(_ result: Result<ControlReply, ControlFailure>, back: String, session: Session)
+    -> HTTPResponse
+  {
+    let flash: Flash
+    switch result {
+    case .success(let reply) where reply.ok == true:
+      flash = Flash(reply.message ?? "done")
+    case .success(let reply):
+      flash = Flash(reply.failure?.message ?? reply.message ?? "puckd refused", isError: true)
+    case .failure(let failure):
+      flash = Flash(failure.message, isError: true)
+    }
+    state.withLock { $0.sessions.leave(flash, for: session.token) }
+    return .redirect(to: back)
+  }
+
+  /// The one way a request reaches puckd: refused here unless the web may send it.
+  func send(_ request: ControlRequest) -> Result<ControlReply, ControlFailure> {
+    guard Self.allowedCommands.contains(request.name) else {
+      log("<3>puck-web: refused to send \(request.name.rawValue): not a command of the web app")
+      return .failure(
+        ControlFailure(.permissionDenied, "\(request.spec.commandLine) is not available from the web"))
+    }
+    do throws(ControlFailure) {
+      return .success(try dock.send(request))
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  /// The alarm the add form describes: a time, then days or a date (or neither: the next time
+  /// the clock shows it), a label, whether the puck is needed.
+  static func alarmDraft(from form: FormData) -> Result<AlarmDraft, ControlFailure> {
+    guard let timeText = form["time"], let time = try? WallTime(parsing: timeText) else {
+      return .failure(ControlFailure(.badRequest, "the time must be HH:MM"))
+    }
+    let dayNames = form.values("days")
+    var days: Set<Weekday> = []
+    for name in dayNames {
+      guard let day = Weekday(shortName: name) else {
+        return .failure(ControlFailure(.badRequest, "unknown day \(name)"))
+      }
+      days.insert(day)
+    }
+    let dateText = form["date"] ?? ""
+    let recurrence: DraftRecurrence
+    switch (days.isEmpty, dateText.isEmpty) {
+    case (false, false):
+      return .failure(ControlFailure(.badRequest, "choose days to repeat on or one date, not both"))
+    case (false, true):
+      recurrence = .weekly(days)
+    case (true, false):
+      guard let date = try? LocalDate(parsing: dateText) else {
+        return .failure(ControlFailure(.badRequest, "the date must be YYYY-MM-DD"))
+      }
+      recurrence = .once(date)
+    case (true, true):
+      recurrence = .next
+    }
+    return .success(
+      AlarmDraft(
+        time: time, recurrence: recurrence, label: form["label"] ?? "", requiresPuck: form["puck"] != nil))
+  }
+}

@@ -1,0 +1,39 @@
+import Testing
+
+@testable import PuckWeb
+
+@Suite struct LoginLimiterTests {
+  @Test("19 wrong passwords in a minute are checked; the 20th try is refused until the first is a minute old")
+  func twentiethIsRefused() {
+    var limiter = LoginLimiter()
+    for second in 0..<19 {
+      #expect(limiter.refusal(for: "192.0.2.7", now: .seconds(second)) == nil, "try \(second + 1)")
+      limiter.recordFailure(from: "192.0.2.7", now: .seconds(second))
+    }
+    #expect(limiter.refusal(for: "192.0.2.7", now: .seconds(19)) == .seconds(41))
+    #expect(limiter.refusal(for: "192.0.2.8", now: .seconds(19)) == nil, "another address is not held back")
+    #expect(limiter.refusal(for: "192.0.2.7", now: .seconds(59)) != nil)
+    #expect(limiter.refusal(for: "192.0.2.7", now: .seconds(60)) == nil, "the first failure is a minute old")
+    limiter.recordFailure(from: "192.0.2.7", now: .seconds(60))
+    #expect(limiter.refusal(for: "192.0.2.7", now: .seconds(60)) != nil, "the window slides")
+  }
+
+  @Test("the right password starts the count again")
+  func successClears() {
+    var limiter = LoginLimiter()
+    for second in 0..<18 { limiter.recordFailure(from: "a", now: .seconds(second)) }
+    limiter.recordSuccess(from: "a")
+    for second in 18..<36 { limiter.recordFailure(from: "a", now: .seconds(second)) }
+    #expect(limiter.refusal(for: "a", now: .seconds(36)) == nil)
+  }
+
+  @Test("a flood of addresses keeps the table bounded and still limits the one that keeps trying")
+  func bounded() {
+    var limiter = LoginLimiter()
+    for second in 0..<19 { limiter.recordFailure(from: "attacker", now: .seconds(Int64(second) + 30)) }
+    for index in 0..<(LoginLimiter.capacity + 50) {
+      limiter.recordFailure(from: "spray-\(index)", now: .seconds(49))
+    }
+    #expect(limiter.refusal(for: "attacker", now: .seconds(50)) != nil)
+  }
+}

@@ -1,0 +1,367 @@
+import PuckCore
+import PuckPassword
+import Synchronization
+import Testing
+
+@testable import PuckWeb
+
+/// The web app as a browser (and an attacker) meets it, against a scripted dock: the login, the
+/// session and its cookie, the CSRF token, the login limit, the routes, and what reaches puckd.
+@Suite struct WebAppTests {
+  /// The app with its dock and a clock the test moves.
+  final class Rig: Sendable {
+    let dock = ScriptedDock()
+    let passwordBox = PasswordBox()
+    let app: WebApp
+    let clock = Mutex(WebTime(wall: Instant(unixSeconds: 1_799_990_000), monotonic: .seconds(1000)))
+
+    init(secure: Bool = false) {
+      let passwordBox = self.passwordBox
+      app = WebApp(
+        dock: dock, tokens: CountingTokens(), passwordHash: { passwordBox.value.withLock { $0 } },
+        zoneNamed: { _ in (try? ZoneRules(posixTZ: "CET-1CEST,M3.5.0,M10.5.0/3")) ?? .utc }, secure: secure,
+        log: { _ in })
+    }
+
+    var now: WebTime { clock.withLock { $0 } }
+
+    func advance(_ duration: Duration) {
+      clock.withLock { $0.monotonic += duration }
+    }
+
+    func get(_ path: String, cookie: String? = nil, query: [String: String] = [:]) -> HTTPResponse {
+      var headers: [String: String] = ["host": "dock.local:8469"]
+      if let cookie { headers["cookie"] = cookie }
+      return app.handle(
+        HTTPRequest(method: "GET", path: path, query: query, headers: headers, client: "192.0.2.9"), at: now)
+    }
+
+    func post(
+      _ path: String, _ body: String, cookie: String? = nil, origin: String? = "http://dock.local:8469",
+      client: String = "192.0.2.9"
+    ) -> HTTPResponse {
+      var headers: [String: String] = ["host": "dock.local:8469"]
+      if let cookie { headers["cookie"] = cookie }
+      if let origin { headers["origin"] = origin }
+      return app.handle(
+        HTTPRequest(method: "POST", path: path, headers: headers, body: Array(body.utf8), client: client),
+        at: now)
+    }
+
+    /// Logs in; the session cookie (`puck_session=…`) and the page's CSRF token.
+    func logIn() throws -> (cookie: String, csrf: String) {
+      let form = get("/login")
+      let loginCookie = try #require(form.cookieValue(WebApp.loginCookie))
+      let reply = post(
+        "/login", "login=\(loginCookie)&password=correct+horse+battery",
+        cookie: "\(WebApp.loginCookie)=\(loginCookie)")
+      #expect(reply.status == 303)
+      let session = try #require(reply.cookieValue(WebApp.sessionCookie))
+      let cookie = "\(WebApp.sessionCookie)=\(session)"
+      let page = get("/alarms", cookie: cookie)
+      return (cookie, try #require(page.bodyText.csrfToken))
+    }
+  }
+
+  final class PasswordBox: Sendable {
+    let value = Mutex<PasswordHash?>(TestPassword.hash)
+  }
+
+  @Test("every page and every form without a session goes to the login page, and nothing reaches puckd")
+  func noSessionGoesToLogin() {
+    let rig = Rig()
+    for path in ["/", "/alarms", "/pause", "/nowhere"] {
+      let response = rig.get(path, cookie: "puck_session=" + String(repeating: "a", count: 64))
+      #expect(response.status == 303, "\(path)")
+      #expect(response.header("Location") == "/login", "\(path)")
+    }
+    for path in ["/alarms/add", "/alarms/1/delete", "/pause", "/resume", "/logout", "/stop"] {
+      let response = rig.post(path, "csrf=x&time=06:30")
+      #expect(response.status == 303 && response.header("Location") == "/login", "\(path)")
+    }
+    #expect(rig.dock.requests.isEmpty)
+    #expect(rig.get("/style.css").status == 200, "the style sheet needs no session")
+  }
+
+  @Test(
+    "the login: a wrong password is refused, the right one gives a 256-bit HttpOnly SameSite=Strict cookie")
+  func login() throws {
+    let rig = Rig()
+    let form = rig.get("/login")
+    #expect(form.status == 200)
+    let loginToken = try #require(form.cookieValue(WebApp.loginCookie))
+    #expect(form.bodyText.contains("name=\"login\" value=\"\(loginToken)\""))
+    let wrong = rig.post("/login", "login=\(loginToken)&password=wrong", cookie: "puck_login=\(loginToken)")
+    #expect(wrong.status == 401)
+    #expect(wrong.bodyText.contains("Wrong password"))
+    #expect(wrong.cookieValue(WebApp.sessionCookie) == nil)
+    let noToken = rig.post("/login", "password=correct+horse+battery", cookie: "puck_login=\(loginToken)")
+    #expect(noToken.status == 403, "a login form without its token (login CSRF)")
+    let right = rig.post(
+      "/login", "login=\(loginToken)&password=correct+horse+battery", cookie: "puck_login=\(loginToken)")
+    #expect(right.status == 303)
+    let setCookie = try #require(right.headers.first { $0.value.hasPrefix("puck_session=") }?.value)
+    #expect(
+      setCookie.contains("; HttpOnly") && setCookie.contains("; SameSite=Strict")
+        && setCookie.contains("Path=/"))
+    #expect(!setCookie.contains("Secure"), "plain HTTP: a Secure cookie would never come back")
+    #expect(Token.isWellFormed(try #require(right.cookieValue(WebApp.sessionCookie))))
+
+    let secure = Rig(secure: true)
+    let secureForm = secure.get("/login")
+    let secureToken = try #require(secureForm.cookieValue(WebApp.loginCookie))
+    let secureLogin = secure.app.handle(
+      HTTPRequest(
+        method: "POST", path: "/login",
+        headers: [
+          "host": "dock.local", "origin": "https://dock.local", "cookie": "puck_login=\(secureToken)",
+        ],
+        body: Array("login=\(secureToken)&password=correct+horse+battery".utf8)), at: secure.now)
+    #expect(
+      secureLogin.headers.first { $0.value.hasPrefix("puck_session=") }?.value.hasSuffix("; Secure") == true)
+  }
+
+  @Test(
+    "the 20th wrong password in a minute is refused unchecked, even when right; a minute later it is checked")
+  func loginLimit() throws {
+    let rig = Rig()
+    let token = try #require(rig.get("/login").cookieValue(WebApp.loginCookie))
+    for attempt in 1...19 {
+      let reply = rig.post("/login", "login=\(token)&password=guess\(attempt)", cookie: "puck_login=\(token)")
+      #expect(reply.status == 401, "attempt \(attempt)")
+      rig.advance(.seconds(1))
+    }
+    let twentieth = rig.post(
+      "/login", "login=\(token)&password=correct+horse+battery", cookie: "puck_login=\(token)")
+    #expect(twentieth.status == 429)
+    #expect(twentieth.header("Retry-After") != nil)
+    #expect(twentieth.cookieValue(WebApp.sessionCookie) == nil)
+    let elsewhere = rig.post(
+      "/login", "login=\(token)&password=correct+horse+battery", cookie: "puck_login=\(token)",
+      client: "192.0.2.50")
+    #expect(elsewhere.status == 303, "another device is not locked out")
+    rig.advance(.seconds(60))
+    let later = rig.post(
+      "/login", "login=\(token)&password=correct+horse+battery", cookie: "puck_login=\(token)")
+    #expect(later.status == 303)
+  }
+
+  @Test("a form without the session's CSRF token, with another session's, or from another site is refused")
+  func csrf() throws {
+    let rig = Rig()
+    let (cookie, csrf) = try rig.logIn()
+    let before = rig.dock.requests.count
+    #expect(rig.post("/resume", "", cookie: cookie).status == 403)
+    #expect(rig.post("/resume", "csrf=" + String(repeating: "0", count: 64), cookie: cookie).status == 403)
+    #expect(rig.post("/resume", "csrf=\(csrf)", cookie: cookie, origin: "http://evil.example").status == 403)
+    #expect(rig.post("/resume", "csrf=\(csrf)", cookie: cookie, origin: "null").status == 403)
+    #expect(rig.dock.requests.count == before, "nothing reached puckd")
+    let accepted = rig.post("/resume", "csrf=\(csrf)", cookie: cookie)
+    #expect(accepted.status == 303 && accepted.header("Location") == "/pause")
+    #expect(rig.dock.requests.last?.name == .resume)
+  }
+
+  @Test(
+    "adding an alarm sends alarm.add with the form's time, days, label and puck, and shows puckd's answer")
+  func addAlarm() throws {
+    let rig = Rig()
+    let (cookie, csrf) = try rig.logIn()
+    let reply = rig.post(
+      "/alarms/add", "csrf=\(csrf)&time=06%3A45&days=mon&days=fri&date=&label=gym&puck=yes", cookie: cookie)
+    #expect(reply.status == 303 && reply.header("Location") == "/alarms")
+    let sent = try #require(rig.dock.requests.last)
+    #expect(sent.name == .alarmAdd)
+    #expect(sent.time == WallTime(hour: 6, minute: 45))
+    #expect(sent.recurrence == .weekly([.monday, .friday]))
+    #expect(sent.label == "gym")
+    #expect(sent.requiresPuck == true)
+    #expect(rig.get("/alarms", cookie: cookie).bodyText.contains("alarm 1 added"), "the answer, shown once")
+    #expect(!rig.get("/alarms", cookie: cookie).bodyText.contains("alarm 1 added"))
+
+    _ = rig.post("/alarms/add", "csrf=\(csrf)&time=07:00&date=2027-01-02&label=", cookie: cookie)
+    #expect(rig.dock.requests.last?.recurrence == .once(LocalDate(year: 2027, month: 1, day: 2)))
+    #expect(rig.dock.requests.last?.requiresPuck == false, "an unticked box is not sent")
+    _ = rig.post("/alarms/add", "csrf=\(csrf)&time=07:00", cookie: cookie)
+    #expect(rig.dock.requests.last?.name == .alarmAdd)
+    #expect(rig.dock.requests.last?.recurrence == nil, "neither days nor a date: the next 07:00")
+
+    let count = rig.dock.requests.count
+    _ = rig.post("/alarms/add", "csrf=\(csrf)&time=7am", cookie: cookie)
+    _ = rig.post("/alarms/add", "csrf=\(csrf)&time=07:00&days=mon&date=2027-01-02", cookie: cookie)
+    _ = rig.post("/alarms/add", "csrf=\(csrf)&time=07:00&days=someday", cookie: cookie)
+    _ = rig.post(
+      "/alarms/add", "csrf=\(csrf)&time=07:00&label=" + String(repeating: "x", count: 65), cookie: cookie)
+    #expect(rig.dock.requests.count == count, "a form the table refuses is not sent")
+    #expect(rig.get("/alarms", cookie: cookie).bodyText.contains("flash error"))
+  }
+
+  @Test("enable, disable, skip and delete send their command for the alarm in the path")
+  func alarmButtons() throws {
+    let rig = Rig()
+    let (cookie, csrf) = try rig.logIn()
+    let expected: [(String, CommandName)] = [
+      ("enable", .alarmEnable), ("disable", .alarmDisable), ("skip", .alarmSkip), ("delete", .alarmRemove),
+    ]
+    for (verb, name) in expected {
+      let reply = rig.post("/alarms/7/\(verb)", "csrf=\(csrf)", cookie: cookie)
+      #expect(reply.status == 303)
+      #expect(rig.dock.requests.last?.name == name)
+      #expect(rig.dock.requests.last?.alarmID == 7)
+    }
+    #expect(rig.post("/alarms/7/ring", "csrf=\(csrf)", cookie: cookie).status == 404)
+    #expect(rig.post("/alarms/x/skip", "csrf=\(csrf)", cookie: cookie).status == 404)
+  }
+
+  @Test("the holiday pause sends pause --until, and a refusal comes back as an error on the page")
+  func holiday() throws {
+    let rig = Rig()
+    let (cookie, csrf) = try rig.logIn()
+    let reply = rig.post("/pause", "csrf=\(csrf)&until=2027-01-10", cookie: cookie)
+    #expect(reply.status == 303 && reply.header("Location") == "/pause")
+    #expect(rig.dock.requests.last?.until == .absolute(LocalDate(year: 2027, month: 1, day: 10)))
+    let page = rig.get("/pause", cookie: cookie).bodyText
+    #expect(page.contains("class=\"flash error\"") && page.contains("a wake-up is open"))
+  }
+
+  @Test(
+    "no route stops a ring, overrides, pairs or manages readers, and send refuses every command not the web's"
+  )
+  func rootActionsAreNotThere() throws {
+    let rig = Rig()
+    let (cookie, csrf) = try rig.logIn()
+    for path in ["/stop", "/override", "/pair", "/unpair", "/reader/add", "/awake", "/scan", "/reload"] {
+      #expect(rig.post(path, "csrf=\(csrf)", cookie: cookie).status == 404, "\(path)")
+    }
+    let forbidden = CommandName.allCases.filter { !WebApp.allowedCommands.contains($0) }
+    for name in [
+      CommandName.stop, .override, .pair, .unpair, .readerAdd, .readerRemove, .awake, .scan, .reload,
+    ] {
+      #expect(forbidden.contains(name), "\(name.rawValue) is not the web's")
+    }
+    let before = rig.dock.requests.count
+    for name in forbidden {
+      guard case .failure(let failure) = rig.app.send(ControlRequest(name)) else {
+        Issue.record("\(name.rawValue) was sent")
+        continue
+      }
+      #expect(failure.kind == .permissionDenied)
+    }
+    #expect(rig.dock.requests.count == before)
+    for name in WebApp.allowedCommands {
+      #expect(name.spec.role != .root, "\(name.rawValue): the group may send it")
+    }
+  }
+
+  @Test("after logout the old session cookie no longer works")
+  func logout() throws {
+    let rig = Rig()
+    let (cookie, csrf) = try rig.logIn()
+    #expect(rig.get("/", cookie: cookie).status == 200)
+    let out = rig.post("/logout", "csrf=\(csrf)", cookie: cookie)
+    #expect(out.status == 303 && out.header("Location") == "/login?out=1")
+    #expect(out.headers.contains { $0.value.hasPrefix("puck_session=;") && $0.value.contains("Max-Age=0") })
+    #expect(rig.get("/", cookie: cookie).status == 303)
+    #expect(rig.post("/resume", "csrf=\(csrf)", cookie: cookie).header("Location") == "/login")
+  }
+
+  @Test("a new password ends the sessions of the old one; no password set says how to set one")
+  func passwordChange() throws {
+    let rig = Rig()
+    let (cookie, _) = try rig.logIn()
+    rig.passwordBox.value.withLock { $0 = try? PasswordHash(hashing: "another password") }
+    #expect(rig.get("/", cookie: cookie).status == 303)
+    rig.passwordBox.value.withLock { $0 = nil }
+    let page = rig.get("/login")
+    #expect(page.bodyText.contains("sudo puckctl web password"))
+    let token = try #require(page.cookieValue(WebApp.loginCookie))
+    #expect(rig.post("/login", "login=\(token)&password=x", cookie: "puck_login=\(token)").status == 503)
+  }
+
+  @Test("status shows the verdict, the next alarm in the dock's zone, and puckd's texts escaped")
+  func statusPage() throws {
+    let rig = Rig()
+    let (cookie, _) = try rig.logIn()
+    let page = rig.get("/", cookie: cookie)
+    #expect(page.status == 200)
+    #expect(page.header("Content-Type") == "text/html; charset=utf-8")
+    let text = page.bodyText
+    #expect(text.contains("Not protected"))
+    #expect(text.contains("no tag paired"))
+    // 1_800_000_000 is 2027-01-15 08:00 UTC, 09:00 in Berlin (CET).
+    #expect(text.contains("Fri 15 Jan, 09:00"))
+    #expect(text.contains("&lt;b&gt;no reader&lt;/b&gt;") && !text.contains("<b>no reader"))
+    rig.dock.reachable = false
+    let down = rig.get("/", cookie: cookie)
+    #expect(down.status == 503 && down.bodyText.contains("puckd is not running"))
+  }
+
+  @Test("a label with a script is text in the alarm list")
+  func labelIsEscaped() throws {
+    let rig = Rig()
+    rig.dock.alarms = [
+      AlarmView(
+        alarm: Alarm(
+          id: 3, time: WallTime(hour: 6, minute: 30), recurrence: .weekly([.monday]),
+          label: "<script>alert(1)</script>"),
+        next: Instant(unixSeconds: 1_800_000_000), nextLocal: nil)
+    ]
+    let (cookie, _) = try rig.logIn()
+    let text = rig.get("/alarms", cookie: cookie).bodyText
+    #expect(!text.contains("<script>"))
+    #expect(text.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+  }
+
+  @Test("only GET, HEAD and POST; HEAD is answered as GET")
+  func methods() {
+    let rig = Rig()
+    let put = rig.app.handle(HTTPRequest(method: "PUT", path: "/"), at: rig.now)
+    #expect(put.status == 405 && put.header("Allow") == "GET, HEAD, POST")
+    #expect(rig.app.handle(HTTPRequest(method: "HEAD", path: "/login"), at: rig.now).status == 200)
+  }
+
+  @Test("every response carries a strict CSP, nosniff, no referrer and no framing")
+  func securityHeaders() {
+    let headers = Dictionary(uniqueKeysWithValues: HTTPResponse.securityHeaders.map { ($0.name, $0.value) })
+    let policy = headers["Content-Security-Policy"] ?? ""
+    #expect(policy.contains("default-src 'none'"))
+    #expect(policy.contains("frame-ancestors 'none'"))
+    #expect(
+      policy.contains("script-src 'self'") && !policy.contains("unsafe-inline")
+        && !policy.contains("unsafe-eval"))
+    #expect(policy.contains("form-action 'self'"))
+    #expect(headers["X-Content-Type-Options"] == "nosniff")
+    #expect(headers["Referrer-Policy"] == "no-referrer")
+  }
+}
+
+extension HTTPResponse {
+  var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+  /// The value a `Set-Cookie` header of this response gives cookie `name`.
+  func cookieValue(_ name: String) -> String? {
+    for header in headers where header.name == "Set-Cookie" && header.value.hasPrefix(name + "=") {
+      let value = header.value.dropFirst(name.count + 1).prefix { $0 != ";" }
+      return value.isEmpty ? nil : String(value)
+    }
+    return nil
+  }
+}
+
+extension String {
+  /// The first CSRF token a page's forms carry.
+  var csrfToken: String? {
+    let marker = "name=\"csrf\" value=\""
+    guard let start = components(after: marker) else { return nil }
+    return String(start.prefix(64))
+  }
+
+  /// The text after the first `marker`.
+  func components(after marker: String) -> Substring? {
+    var index = startIndex
+    while index < endIndex {
+      if self[index...].hasPrefix(marker) { return self[self.index(index, offsetBy: marker.count)...] }
+      index = self.index(after: index)
+    }
+    return nil
+  }
+}
