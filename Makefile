@@ -7,13 +7,14 @@ PREFIX ?= /usr/local
 DEMO_DIR ?= $(CURDIR)/demo-state
 
 # Build: pkg-config and the C libraries' headers. Tests: tools the end-to-end tests drive.
-BUILD_PACKAGES := pkg-config libnfc-dev libgpiod-dev libasound2-dev libsndfile1-dev libmosquitto-dev libssl-dev tzdata
+BUILD_PACKAGES := pkg-config libnfc-dev libgpiod-dev libasound2-dev libsndfile1-dev libmosquitto-dev libssl-dev \
+  libcrypt-dev libmicrohttpd-dev tzdata
 TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libasound2-plugins mosquitto mosquitto-clients strace \
   python3 tmux bash zsh fish
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps demo test lint format clean bench bench-cadence bench-counts fuzz fuzz-long check-fuzz soak sanitize sanitize-thread
+.PHONY: all build deps test-deps demo test lint format clean bench bench-cadence bench-counts fuzz fuzz-long check-fuzz soak sanitize sanitize-thread check-web
 
 all: build
 
@@ -52,6 +53,11 @@ demo: build
 test: test-deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test --skip-build --parallel
+
+# The web app in a real browser, as CI runs it: Debian's Chromium and chromium-driver (installed
+# when missing), selenium from PyPI in a venv under .build/; about a minute (.ci/check-web).
+check-web: build
+	.ci/check-web
 
 # The crash-churn soak: 500 SIGKILLs of the real daemon at random moments, requests in flight
 # (CI runs 30 of them in `make test`); about 8 minutes.
@@ -157,7 +163,7 @@ $(DEPLOY_DIR)/puckd.conf: Sources/PuckCore/Config/DockConfig+DefaultFile.swift p
 	packaging/extract-default-config $< > $@.tmp && mv $@.tmp $@
 
 install: $(DEPLOY_DIR)/puckd.conf
-	@for f in puckd puckctl puck-reader; do [ -x $(RELEASE_BIN)/$$f ] || { \
+	@for f in puckd puckctl puck-reader puck-web; do [ -x $(RELEASE_BIN)/$$f ] || { \
 	  echo "no $(RELEASE_BIN)/$$f: run 'make release' first (as yourself), then 'sudo make install'"; exit 1; }; done
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR) \
@@ -167,12 +173,16 @@ install: $(DEPLOY_DIR)/puckd.conf
 	install -m 0755 $(RELEASE_BIN)/puckd $(DESTDIR)$(SBINDIR)/puckd
 	install -m 0755 $(RELEASE_BIN)/puckctl $(DESTDIR)$(BINDIR)/puckctl
 	install -m 0755 $(RELEASE_BIN)/puck-reader $(DESTDIR)$(BINDIR)/puck-reader
+	install -m 0755 $(RELEASE_BIN)/puck-web $(DESTDIR)$(SBINDIR)/puck-web
 	$(STRIP) --remove-section=.comment --remove-section=.note --strip-unneeded \
-	  $(DESTDIR)$(SBINDIR)/puckd $(DESTDIR)$(BINDIR)/puckctl $(DESTDIR)$(BINDIR)/puck-reader
+	  $(DESTDIR)$(SBINDIR)/puckd $(DESTDIR)$(BINDIR)/puckctl $(DESTDIR)$(BINDIR)/puck-reader \
+	  $(DESTDIR)$(SBINDIR)/puck-web
 	sed -e 's|/usr/sbin/puckd|$(SBINDIR)/puckd|' systemd/puckd.service > $(DESTDIR)$(UNITDIR)/puckd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/puckd.service
 	sed -e 's|/usr/bin/puck-reader|$(BINDIR)/puck-reader|' systemd/puck-reader.service > $(DESTDIR)$(UNITDIR)/puck-reader.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/puck-reader.service
+	sed -e 's|/usr/sbin/puck-web|$(SBINDIR)/puck-web|' systemd/puck-web.service > $(DESTDIR)$(UNITDIR)/puck-web.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/puck-web.service
 	install -m 0644 systemd/puckd-remote-readers.conf $(DESTDIR)$(DOCDIR)/puckd-remote-readers.conf
 	install -m 0644 udev/60-puckalarm.rules $(DESTDIR)$(UDEVRULESDIR)/60-puckalarm.rules
 	install -m 0644 systemd/puckalarm.sysusers $(DESTDIR)$(SYSUSERSDIR)/puckalarm.conf
@@ -185,8 +195,9 @@ install: $(DEPLOY_DIR)/puckd.conf
 	gzip -9nc man/puckd.8 > $(DESTDIR)$(MANDIR)/man8/puckd.8.gz
 	gzip -9nc man/puckctl.1 > $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz
 	gzip -9nc man/puck-reader.8 > $(DESTDIR)$(MANDIR)/man8/puck-reader.8.gz
+	gzip -9nc man/puck-web.8 > $(DESTDIR)$(MANDIR)/man8/puck-web.8.gz
 	chmod 0644 $(DESTDIR)$(MANDIR)/man8/puckd.8.gz $(DESTDIR)$(MANDIR)/man1/puckctl.1.gz \
-	  $(DESTDIR)$(MANDIR)/man8/puck-reader.8.gz
+	  $(DESTDIR)$(MANDIR)/man8/puck-reader.8.gz $(DESTDIR)$(MANDIR)/man8/puck-web.8.gz
 	for f in $(DEPLOY_DOCS); do \
 	  install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$(echo $$f | sed 's|/README.md$$|.md|; s|^docs/||; s|^hardware/||'); done
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/puckalarm/puckd.conf ]; then \
@@ -200,11 +211,13 @@ install: $(DEPLOY_DIR)/puckd.conf
 	  if [ -d /run/udev ]; then udevadm control --reload-rules && udevadm trigger --subsystem-match=gpio --action=change || true; fi; \
 	  if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
 	  echo "installed. Set [reader] and [audio] in $(SYSCONFDIR)/puckalarm/puckd.conf, then: systemctl enable --now puckd"; \
+	  echo "the web app: puckctl web password, [web] enabled = yes, then: systemctl enable --now puck-web"; \
 	fi
 
 uninstall:
-	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl disable --now puckd.service 2>/dev/null || true; fi
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl disable --now puckd.service puck-web.service 2>/dev/null || true; fi
 	rm -f $(DESTDIR)$(SBINDIR)/puckd $(DESTDIR)$(BINDIR)/puckctl $(DESTDIR)$(BINDIR)/puck-reader \
+	  $(DESTDIR)$(SBINDIR)/puck-web $(DESTDIR)$(UNITDIR)/puck-web.service $(DESTDIR)$(MANDIR)/man8/puck-web.8.gz \
 	  $(DESTDIR)$(UNITDIR)/puckd.service $(DESTDIR)$(UNITDIR)/puck-reader.service \
 	  $(DESTDIR)$(UDEVRULESDIR)/60-puckalarm.rules $(DESTDIR)$(SYSUSERSDIR)/puckalarm.conf \
 	  $(DESTDIR)$(TMPFILESDIR)/puckalarm.conf $(DESTDIR)$(MANDIR)/man8/puckd.8.gz \
@@ -216,7 +229,7 @@ uninstall:
 	  echo "PURGE=1: removing $(DESTDIR)$(STATEDIR) and $(DESTDIR)$(SYSCONFDIR)/puckalarm"; \
 	  rm -rf $(DESTDIR)$(STATEDIR) $(DESTDIR)$(SYSCONFDIR)/puckalarm; \
 	else \
-	  echo "kept $(DESTDIR)$(STATEDIR) (alarms, history, pairing) and $(DESTDIR)$(SYSCONFDIR)/puckalarm/puckd.conf; PURGE=1 removes them"; \
+	  echo "kept $(DESTDIR)$(STATEDIR) (alarms, history, pairing) and $(DESTDIR)$(SYSCONFDIR)/puckalarm (puckd.conf, web-password); PURGE=1 removes them"; \
 	fi
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/udev ]; then udevadm control --reload-rules || true; fi
