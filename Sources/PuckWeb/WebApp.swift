@@ -170,12 +170,14 @@ public final class WebApp: Sendable {
     "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
   }
 
-  /// Whether a form came from a page of this site: a browser's `Origin` (or, without one, its
-  /// `Sec-Fetch-Site`) must say so. Requests that carry neither (a script at the dock) pass;
-  /// they still need the form's token.
+  /// Whether a form came from a page of this site. A browser's `Sec-Fetch-Site` says so when
+  /// it sends one (every current browser does); otherwise its `Origin` must be this site. Under
+  /// `Referrer-Policy: no-referrer` a browser's form posts carry `Origin: null`, so that value
+  /// proves nothing either way and is let through to the token check. Requests that carry
+  /// neither header (a script at the dock) pass too: they still need the form's token.
   private func isSameOrigin(_ request: HTTPRequest) -> Bool {
-    if let site = request.header("sec-fetch-site"), site != "same-origin", site != "none" { return false }
-    guard let origin = request.header("origin") else { return true }
+    if let site = request.header("sec-fetch-site") { return site == "same-origin" || site == "none" }
+    guard let origin = request.header("origin"), origin != "null" else { return true }
     guard let host = request.header("host") else { return false }
     return origin == (secure ? "https://" : "http://") + host
   }

@@ -38,11 +38,12 @@ import Testing
 
     func post(
       _ path: String, _ body: String, cookie: String? = nil, origin: String? = "http://dock.local:8469",
-      client: String = "192.0.2.9"
+      site: String? = nil, client: String = "192.0.2.9"
     ) -> HTTPResponse {
       var headers: [String: String] = ["host": "dock.local:8469"]
       if let cookie { headers["cookie"] = cookie }
       if let origin { headers["origin"] = origin }
+      if let site { headers["sec-fetch-site"] = site }
       return app.handle(
         HTTPRequest(method: "POST", path: path, headers: headers, body: Array(body.utf8), client: client),
         at: now)
@@ -154,10 +155,15 @@ import Testing
     #expect(rig.post("/resume", "", cookie: cookie).status == 403)
     #expect(rig.post("/resume", "csrf=" + String(repeating: "0", count: 64), cookie: cookie).status == 403)
     #expect(rig.post("/resume", "csrf=\(csrf)", cookie: cookie, origin: "http://evil.example").status == 403)
-    #expect(rig.post("/resume", "csrf=\(csrf)", cookie: cookie, origin: "null").status == 403)
+    #expect(
+      rig.post("/resume", "csrf=\(csrf)", cookie: cookie, origin: "null", site: "cross-site").status == 403)
+    #expect(rig.post("/resume", "csrf=\(csrf)", cookie: cookie, origin: nil, site: "same-site").status == 403)
     #expect(rig.dock.requests.count == before, "nothing reached puckd")
     let accepted = rig.post("/resume", "csrf=\(csrf)", cookie: cookie)
     #expect(accepted.status == 303 && accepted.header("Location") == "/pause")
+    // A browser's own form under no-referrer: Origin null, Sec-Fetch-Site same-origin.
+    let browser = rig.post("/resume", "csrf=\(csrf)", cookie: cookie, origin: "null", site: "same-origin")
+    #expect(browser.status == 303)
     #expect(rig.dock.requests.last?.name == .resume)
   }
 
