@@ -9,7 +9,8 @@ in light mode; then the attacks: every route without a session goes to the login
 without its CSRF token (or from another site) is refused, a label <script>alert(1)</script> is
 text (no dialog), a session cookie from before logout no longer works, oversized requests are
 cut off, root's actions are not there and puckd refuses them to the group, the 20th wrong
-password in a minute is refused; and no request leaves the dock's origin.
+password in a minute is refused; and no request leaves the dock's origin. Last, HTTPS with a
+self-signed certificate: Secure cookies, and no page over plain HTTP.
 
 Usage: check_web.py BIN_DIR [SCREENSHOT_DIR]. Prints one line per check and exits 1 on the
 first failure (with puckd's and puck-web's logs).
@@ -21,12 +22,14 @@ import http.client
 import json
 import os
 import shutil
+import ssl
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 import traceback
+import urllib.parse
 
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, WebDriverException
@@ -463,6 +466,60 @@ def attacks(driver, dock, old_cookie):
            "the 20th try in the minute, even with the right password: refused")
 
 
+def https(dock):
+    """[web] certificate and key: HTTPS only, a Secure cookie; a self-signed certificate made as
+    the README says."""
+    print("== HTTPS", flush=True)
+    certificate, key = os.path.join(dock.dir, "web.pem"), os.path.join(dock.dir, "web-key.pem")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-days", "825",
+         "-nodes", "-subj", "/CN=dock.local", "-addext", "subjectAltName=DNS:dock.local,IP:127.0.0.1",
+         "-keyout", key, "-out", certificate], check=True, capture_output=True)
+    os.chown(key, 0, dock.group)
+    os.chmod(key, 0o640)
+    os.chmod(certificate, 0o644)
+    port = free_port()
+    config = os.path.join(dock.dir, "tls.conf")
+    with open(config, "w") as f:
+        f.write(f"[web]\nenabled = yes\naddress = 127.0.0.1\nport = {port}\ncertificate = {certificate}\nkey = {key}\n")
+    os.chmod(config, 0o644)
+    log = open(os.path.join(dock.dir, "puck-web-tls.log"), "w")
+    dock.processes.append(subprocess.Popen(
+        ["/usr/bin/setpriv", f"--reuid={UNPRIVILEGED_UID}", f"--regid={dock.group}", "--clear-groups",
+         os.path.join(dock.bin, "puck-web"), "--config", config, "--socket", dock.socket,
+         "--password-file", dock.password_file], stdout=log, stderr=subprocess.STDOUT))
+    wait_for(lambda: port_open(port), "puck-web's HTTPS port")
+    context = ssl.create_default_context(cafile=certificate)
+    connection = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=15)
+    connection.request("GET", "/login")
+    response = connection.getresponse()
+    response.read()
+    cookie = response.getheader("Set-Cookie") or ""
+    expect(response.status == 200 and cookie.endswith("; Secure"), "HTTPS: the login page, its cookie Secure")
+    token = cookie.split(";")[0].split("=", 1)[1]
+    connection.request("POST", "/login", body=f"login={token}&password={urllib.parse.quote_plus(PASSWORD)}",
+                       headers={"Content-Type": "application/x-www-form-urlencoded",
+                                "Cookie": f"puck_login={token}"})
+    response = connection.getresponse()
+    response.read()
+    session = [v for k, v in response.getheaders() if k == "Set-Cookie" and v.startswith("puck_session=")]
+    expect(response.status == 303 and session and "; Secure" in session[0] and "HttpOnly" in session[0],
+           "HTTPS: logged in, the session cookie Secure and HttpOnly")
+    connection.close()
+    expect(request_plain_fails(port), "HTTPS: a plain HTTP request gets no page")
+
+
+def request_plain_fails(port):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", "/login")
+        return connection.getresponse().status >= 400
+    except (http.client.HTTPException, OSError):
+        return True
+    finally:
+        connection.close()
+
+
 def main():
     bin_dir = os.path.abspath(sys.argv[1])
     shots = sys.argv[2] if len(sys.argv) > 2 else None
@@ -488,6 +545,7 @@ def main():
         expect(not outside, f"the attacks' pages: none outside the origin {outside[:3]}")
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and "Content Security Policy" in e["message"]]
         expect(not errors, f"no Content-Security-Policy violation in the browser ({errors[:1]})")
+        https(dock)
     except Exception as error:  # a failed check, or anything unexpected: both fail the run
         print(f"check-web: FAIL: {str(error).splitlines()[0] if str(error) else type(error).__name__}", flush=True)
         if not isinstance(error, Failure):
