@@ -38,7 +38,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 PASSWORD = "a long web passphrase"
-PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
+PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True}
 UNPRIVILEGED_UID = 65534
 
 checks = 0

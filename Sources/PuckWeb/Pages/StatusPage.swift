@@ -75,7 +75,9 @@ public enum StatusPage {
       case .simulated: state = "<span class=\"warn\">simulated</span>"
       }
       let detail: HTML? = device.detail.isEmpty ? nil : "<br><span class=\"muted\">\(device.detail)</span>"
-      let name = String(device.name.prefix(1)).uppercased() + String(device.name.dropFirst())
+      let name =
+        device.name == "led"
+        ? "LED" : String(device.name.prefix(1)).uppercased() + String(device.name.dropFirst())
       return "<li><strong>\(name)</strong>: \(state)\(detail)</li>"
     }
     let clock: HTML

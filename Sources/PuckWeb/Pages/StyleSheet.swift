@@ -16,7 +16,7 @@ public enum StyleSheet {
     header{background:var(--panel);border-bottom:1px solid var(--line);position:sticky;top:0}
     nav{display:flex;flex-wrap:wrap;gap:.25rem;align-items:center;max-width:40rem;margin:0 auto;\
     padding:.25rem .5rem}
-    nav a,nav button{display:inline-flex;align-items:center;min-height:48px;padding:0 .8rem;\
+    nav a,nav button{display:inline-flex;align-items:center;min-height:48px;padding:0 .6rem;\
     color:var(--fg);text-decoration:none;border-radius:.5rem;font-weight:600}
     nav a[aria-current=page]{background:var(--accent);color:var(--accent-fg)}
     nav form{margin:0 0 0 auto}
@@ -24,6 +24,7 @@ public enum StyleSheet {
     main{max-width:40rem;margin:0 auto;padding:1rem}
     h1{font-size:1.4rem;margin:.5rem 0 1rem}
     h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
+    section>h2:first-child{margin-top:0}
     section,.card{background:var(--panel);border:1px solid var(--line);border-radius:.75rem;\
     padding:1rem;margin:0 0 1rem}
     .verdict{font-size:1.3rem;font-weight:700;margin:0}
@@ -33,6 +34,7 @@ public enum StyleSheet {
     ul.plain{list-style:none;padding:0;margin:0}
     ul.plain li{padding:.5rem 0;border-top:1px solid var(--line)}
     ul.plain li:first-child{border-top:0}
+    ul.plain li.card{padding:1rem;border:1px solid var(--line);margin:0 0 1rem}
     .flash{border-radius:.75rem;padding:.75rem 1rem;margin:0 0 1rem;border:2px solid var(--good)}
     .flash.error{border-color:var(--bad)}
     label{display:block;font-weight:600;margin:.75rem 0 .25rem}
