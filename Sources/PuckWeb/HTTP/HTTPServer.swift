@@ -110,12 +110,13 @@ public final class HTTPServer: Sendable {
   /// Stops listening and closes every connection (`MHD_stop_daemon`); waits for a request in
   /// progress to finish. Safe to call more than once.
   public func stop() {
-    guard
-      let pointer = handle.withLock({ handle -> OpaquePointer? in
-        defer { handle = nil }
-        return handle?.pointer
-      })
-    else { return }
+    // The lock hands out the `Sendable` handle, not the raw pointer (a pointer out of a lock is
+    // not `sending` for Swift 6.0's region checker).
+    let taken = handle.withLock { handle -> Handle? in
+      defer { handle = nil }
+      return handle
+    }
+    guard let pointer = taken?.pointer else { return }
     MHD_stop_daemon(pointer)
   }
 
