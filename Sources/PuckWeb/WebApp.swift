@@ -23,13 +23,16 @@ public struct WebTime: Sendable {
 /// in `puck-web`; it is held across the request to puckd, which is bounded by the client's
 /// timeout.
 public final class WebApp: Sendable {
-  /// What the web may ask of puckd: reading the dock, changing alarms and the holiday pause.
+  /// What the web may ask of puckd: reading the dock, changing and pausing alarms, and the
+  /// holiday pause.
   /// Never `stop` (a phone in bed must not be a snooze button), `awake` (the wake-up check asks
   /// the person at the dock), nor anything of root's (override, pairing, reader keys, reload),
   /// which puckd would refuse the group anyway. Every request goes through `send`, which holds
   /// it to this list.
   public static let allowedCommands: Set<CommandName> = [
-    .status, .alarmList, .alarmAdd, .alarmEnable, .alarmDisable, .alarmSkip, .alarmRemove, .pause, .resume,
+    .status, .alarmList, .alarmAdd, .alarmEnable, .alarmDisable, .alarmSkip, .alarmRemove, .alarmEdit,
+    .alarmPause,
+    .alarmResume, .pause, .resume,
   ]
 
   /// The session cookie's name.
@@ -211,7 +214,25 @@ public final class WebApp: Sendable {
           pausedUntil: status.pausedUntil, today: today, csrf: session.csrf, flash: flash)
       }
     default:
-      return .text("not found", status: 404)
+      let parts = path.split(separator: "/").map(String.init)
+      guard parts.count == 2, parts[0] == "alarms", let id = Int(parts[1]) else {
+        return .text("not found", status: 404)
+      }
+      return withReply(.init(.status), session: session) { statusReply in
+        let zone = statusReply.status.map { zoneNamed($0.zone) } ?? .utc
+        return withReplyHTML(.init(.alarmList)) { reply in
+          guard let view = reply.alarms?.first(where: { $0.alarm.id == id }) else {
+            return Layout.page(
+              title: "No such alarm", place: .alarms, csrf: session.csrf,
+              body:
+                "<section><p>There is no alarm \(id).</p><p><a href=\"/alarms\">Back to the alarms</a></p></section>"
+            )
+          }
+          return AlarmEditPage.render(
+            view, today: zone.localDateTime(at: time.wall).date, time: TimeText(zone: zone, now: time.wall),
+            csrf: session.csrf, flash: flash)
+        }
+      }
     }
   }
 
@@ -256,22 +277,38 @@ public final class WebApp: Sendable {
     }
     let parts = path.split(separator: "/").map(String.init)
     let request: ControlRequest
-    let back: String
+    // Where the browser goes after the form: the page it came from.
+    var back = "/alarms"
     switch parts {
     case ["alarms", "add"]:
-      back = "/alarms"
       switch Self.alarmDraft(from: form) {
       case .success(let draft): request = ControlRequest(adding: draft)
       case .failure(let problem): return done(.failure(problem), back: back, session: session)
       }
     case let parts where parts.count == 3 && parts[0] == "alarms":
-      back = "/alarms"
       guard let id = Int(parts[1]), id > 0, id < 1_000_000 else { return .text("not found", status: 404) }
+      if ["edit", "pause", "resume"].contains(parts[2]) { back = "/alarms/\(id)" }
       let names: [String: CommandName] = [
         "enable": .alarmEnable, "disable": .alarmDisable, "skip": .alarmSkip, "delete": .alarmRemove,
+        "resume": .alarmResume,
       ]
-      guard let name = names[parts[2]] else { return .text("not found", status: 404) }
-      request = ControlRequest(name, [.id: .integer(id)])
+      switch parts[2] {
+      case "edit":
+        switch Self.alarmEdit(from: form) {
+        case .success(let edit): request = ControlRequest(editing: id, edit)
+        case .failure(let problem): return done(.failure(problem), back: back, session: session)
+        }
+      case "pause":
+        guard let text = form["until"], let date = try? LocalDate(parsing: text) else {
+          return done(
+            .failure(ControlFailure(.badRequest, "choose the date it rings again")), back: back,
+            session: session)
+        }
+        request = ControlRequest(.alarmPause, [.id: .integer(id), .until: .date(.absolute(date))])
+      default:
+        guard let name = names[parts[2]] else { return .text("not found", status: 404) }
+        request = ControlRequest(name, [.id: .integer(id)])
+      }
     case ["pause"]:
       back = "/pause"
       guard let text = form["until"], let date = try? LocalDate(parsing: text) else {
@@ -324,6 +361,22 @@ public final class WebApp: Sendable {
       return .success(try dock.send(request))
     } catch {
       return .failure(error)
+    }
+  }
+
+  /// What the edit form says: every field, so the alarm becomes what the form shows. Days or a
+  /// date, one of them (an edit cannot mean "the next time the clock shows it").
+  static func alarmEdit(from form: FormData) -> Result<AlarmEdit, ControlFailure> {
+    switch alarmDraft(from: form) {
+    case .failure(let problem): return .failure(problem)
+    case .success(let draft):
+      if case .next = draft.recurrence {
+        return .failure(ControlFailure(.badRequest, "choose days to repeat on or one date"))
+      }
+      return .success(
+        AlarmEdit(
+          time: draft.time, recurrence: draft.recurrence, label: draft.label, requiresPuck: draft.requiresPuck
+        ))
     }
   }
 

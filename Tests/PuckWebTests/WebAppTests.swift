@@ -218,6 +218,45 @@ import Testing
     #expect(rig.post("/alarms/x/skip", "csrf=\(csrf)", cookie: cookie).status == 404)
   }
 
+  @Test("an alarm's page edits it whole (days or a date, never neither) and pauses and resumes it alone")
+  func editAndPauseOneAlarm() throws {
+    let rig = Rig()
+    rig.dock.alarms = [
+      AlarmView(
+        alarm: Alarm(
+          id: 4, time: WallTime(hour: 6, minute: 30), recurrence: .weekly([.monday]), label: "work"),
+        next: Instant(unixSeconds: 1_800_000_000), nextLocal: nil)
+    ]
+    let (cookie, csrf) = try rig.logIn()
+    let page = rig.get("/alarms/4", cookie: cookie)
+    #expect(page.status == 200)
+    #expect(page.bodyText.contains("value=\"06:30\"") && page.bodyText.contains("value=\"work\""))
+    #expect(page.bodyText.contains("value=\"mon\" checked"))
+    #expect(rig.get("/alarms/9", cookie: cookie).bodyText.contains("There is no alarm 9"))
+
+    let edited = rig.post("/alarms/4/edit", "csrf=\(csrf)&time=07:10&days=sat&label=gym", cookie: cookie)
+    #expect(edited.status == 303 && edited.header("Location") == "/alarms/4")
+    let sent = try #require(rig.dock.requests.last)
+    #expect(sent.name == .alarmEdit && sent.alarmID == 4)
+    #expect(
+      sent.alarmEdit
+        == AlarmEdit(
+          time: WallTime(hour: 7, minute: 10), recurrence: .weekly([.saturday]), label: "gym",
+          requiresPuck: false))
+    let count = rig.dock.requests.count
+    _ = rig.post("/alarms/4/edit", "csrf=\(csrf)&time=07:10&label=gym", cookie: cookie)
+    #expect(rig.dock.requests.count == count, "neither days nor a date: not sent")
+
+    let paused = rig.post("/alarms/4/pause", "csrf=\(csrf)&until=2027-02-01", cookie: cookie)
+    #expect(paused.status == 303 && paused.header("Location") == "/alarms/4")
+    #expect(rig.dock.requests.last?.name == .alarmPause)
+    #expect(rig.dock.requests.last?.until == .absolute(LocalDate(year: 2027, month: 2, day: 1)))
+    _ = rig.post("/alarms/4/resume", "csrf=\(csrf)", cookie: cookie)
+    #expect(rig.dock.requests.last?.name == .alarmResume && rig.dock.requests.last?.alarmID == 4)
+    let listed = rig.post("/alarms/4/skip", "csrf=\(csrf)", cookie: cookie)
+    #expect(listed.header("Location") == "/alarms", "the list's buttons go back to the list")
+  }
+
   @Test("the holiday pause sends pause --until, and a refusal comes back as an error on the page")
   func holiday() throws {
     let rig = Rig()

@@ -4,7 +4,7 @@ headless, at a phone's viewport, against a real `puckd --simulate` and a real `p
 loopback, puck-web run as an unprivileged user in the puckalarm group as its unit runs it.
 
 The journeys a person takes (log in, see status, add an alarm and find it in `puckctl alarm
-list`, disable and enable it, pause the dock, log out) with JavaScript on in dark mode and off
+list`, disable and enable it, edit it, pause it alone, pause the dock, log out) with JavaScript on in dark mode and off
 in light mode; then the attacks: every route without a session goes to the login page, a form
 without its CSRF token (or from another site) is refused, a label <script>alert(1)</script> is
 text (no dialog), a session cookie from before logout no longer works, oversized requests are
@@ -321,6 +321,23 @@ def journey(driver, dock, label, javascript, scheme, shots):
     navigate(driver, alarm_card(driver, label).find_element(By.XPATH, ".//button[text()='Enable']"))
     expect(not any(label in line and "(disabled)" in line
                    for line in dock.puckctl("alarm", "list").stdout.splitlines()), f"{mode}: enabled again")
+
+    navigate(driver, alarm_card(driver, label).find_element(By.LINK_TEXT, "Change"))
+    time_field = driver.find_element(By.ID, "time")
+    time_field.send_keys("0745AM")
+    tap(driver, driver.find_element(By.CSS_SELECTOR, "label[for=day-sat]"))
+    navigate(driver, driver.find_element(By.CSS_SELECTOR, "form[action$='/edit'] button[type=submit]"))
+    expect(any(label in line and "07:45" in line and "Mon,Fri,Sat" in line
+               for line in dock.puckctl("alarm", "list").stdout.splitlines()),
+           f"{mode}: edited to 07:45 Mon,Fri,Sat, as puckctl alarm list shows")
+    until = datetime.datetime.now(datetime.timezone.utc).date() + datetime.timedelta(days=2)
+    driver.find_element(By.ID, "until").send_keys(until.strftime("%m%d%Y"))
+    navigate(driver, driver.find_element(By.CSS_SELECTOR, "form[action$='/pause'] button[type=submit]"))
+    expect(any(label in line and f"(paused until {until.isoformat()})" in line
+               for line in dock.puckctl("alarm", "list").stdout.splitlines()), f"{mode}: this alarm alone paused")
+    navigate(driver, driver.find_element(By.XPATH, "//button[text()='Resume this alarm']"))
+    expect(not any(label in line and "paused" in line for line in dock.puckctl("alarm", "list").stdout.splitlines()),
+           f"{mode}: its pause ended")
 
     navigate(driver, driver.find_element(By.LINK_TEXT, "Holiday"))
     until = datetime.datetime.now(datetime.timezone.utc).date() + datetime.timedelta(days=3)

@@ -55,6 +55,7 @@ public enum AlarmsPage {
         "Skip next", action: path + "/skip", csrf: csrf, style: "secondary",
         accessibleLabel: "Skip the next \(name)")
       : nil
+    let edit: HTML = "<a class=\"button secondary\" href=\"\(path)\" aria-label=\"Change \(name)\">Change</a>"
     let delete = Layout.button(
       "Delete", action: path + "/delete", csrf: csrf, style: "danger", accessibleLabel: "Delete \(name)")
     let noteLine: HTML? = notes.isEmpty ? nil : "<p>\(HTML.joined(interleave(notes, with: " · ")))</p>"
@@ -62,7 +63,7 @@ public enum AlarmsPage {
       <li class="card" id="alarm-\(alarm.id)"><div class="alarm-head"><span class="big">\(alarm.time.description)</span>\
       <span>\(alarm.recurrence.summary)</span><strong>\(name)</strong></div>
       \(noteLine)\(next)
-      <div class="actions">\(toggle)\(skip)\(delete)</div></li>
+      <div class="actions">\(edit)\(toggle)\(skip)\(delete)</div></li>
       """
   }
 

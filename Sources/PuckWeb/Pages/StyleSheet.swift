@@ -50,7 +50,8 @@ public enum StyleSheet {
     button,.button{display:inline-flex;align-items:center;justify-content:center;min-height:48px;\
     min-width:48px;padding:0 1.1rem;font:inherit;font-weight:600;border-radius:.5rem;cursor:pointer;\
     background:var(--accent);color:var(--accent-fg);border:1px solid var(--accent)}
-    button.secondary{background:none;color:var(--fg);border-color:var(--muted)}
+    button.secondary,.button.secondary{background:none;color:var(--fg);border-color:var(--muted)}
+    a.button{text-decoration:none}
     button.danger{background:none;color:var(--bad);border-color:var(--bad)}
     .actions{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:.5rem}
     .actions form{margin:0}
