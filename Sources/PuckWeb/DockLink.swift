@@ -10,8 +10,9 @@ public protocol DockLink: Sendable {
 /// The dock through its control socket, as the `puckalarm` group: `puck-web` runs as its own
 /// user in that group, so puckd grants it exactly the group's rights (docs/DESIGN.md C2).
 public struct SocketDockLink: DockLink {
-  /// How long one request may take before the page says the dock is not answering.
-  public static let timeout: Duration = .seconds(5)
+  /// How long one read or write of a request may wait before the page says the dock is not
+  /// answering: longer than the pre-flight check's own 5 s limit.
+  public static let timeout: Duration = .seconds(8)
 
   private let client: DaemonClient
 

@@ -23,8 +23,8 @@ public struct WebTime: Sendable {
 /// in `puck-web`; it is held across the request to puckd, which is bounded by the client's
 /// timeout.
 public final class WebApp: Sendable {
-  /// What the web may ask of puckd: reading the dock, changing and pausing alarms, and the
-  /// holiday pause.
+  /// What the web may ask of puckd: reading the dock and its history, changing and pausing
+  /// alarms, the holiday pause, and the pre-flight check.
   /// Never `stop` (a phone in bed must not be a snooze button), `awake` (the wake-up check asks
   /// the person at the dock), nor anything of root's (override, pairing, reader keys, reload),
   /// which puckd would refuse the group anyway. Every request goes through `send`, which holds
@@ -32,7 +32,7 @@ public final class WebApp: Sendable {
   public static let allowedCommands: Set<CommandName> = [
     .status, .alarmList, .alarmAdd, .alarmEnable, .alarmDisable, .alarmSkip, .alarmRemove, .alarmEdit,
     .alarmPause,
-    .alarmResume, .pause, .resume,
+    .alarmResume, .pause, .resume, .history, .check,
   ]
 
   /// The session cookie's name.
@@ -113,7 +113,7 @@ public final class WebApp: Sendable {
       }
       return post(request.path, form: form, session: session, at: time)
     }
-    return page(request.path, session: session, at: time)
+    return page(request, session: session, at: time)
   }
 
   // MARK: Login and logout
@@ -187,7 +187,8 @@ public final class WebApp: Sendable {
 
   // MARK: Pages
 
-  private func page(_ path: String, session: Session, at time: WebTime) -> HTTPResponse {
+  private func page(_ request: HTTPRequest, session: Session, at time: WebTime) -> HTTPResponse {
+    let path = request.path
     let flash = state.withLock { $0.sessions.takeFlash(for: session.token) }
     switch path {
     case "/":
@@ -206,6 +207,37 @@ public final class WebApp: Sendable {
             csrf: session.csrf, flash: flash)
         }
       }
+    case "/history":
+      return withReply(.init(.status), session: session) { statusReply in
+        let zone = statusReply.status.map { zoneNamed($0.zone) } ?? .utc
+        var query: [Field: ArgumentValue] = [.limit: .integer(20)]
+        let before = request.query["before"].flatMap(Int.init).flatMap { $0 >= 0 ? $0 : nil }
+        query[.before] = before.map(ArgumentValue.integer)
+        return withReplyHTML(ControlRequest(.history, query)) { reply in
+          // The figures on the first page only: they read 12 weeks of history.
+          let since = time.wall.adding(seconds: -12 * 7 * 86_400)
+          let stats =
+            before == nil ? historyEntries(since: since).map { WakeStats(entries: $0, zone: zone) } : nil
+          return HistoryPage.render(
+            reply.history ?? [], olderCursor: reply.nextBefore, stats: stats,
+            time: TimeText(zone: zone, now: time.wall),
+            csrf: session.csrf, flash: flash)
+        }
+      }
+    case "/history.csv":
+      guard let status = try? send(.init(.status)).get().status, let entries = historyEntries(since: nil)
+      else {
+        return unavailable("puckd did not answer the request", session: session)
+      }
+      let zone = zoneNamed(status.zone)
+      let rows = [HistoryCSV.header] + entries.map { HistoryCSV.row($0, zone: zone) }
+      return HTTPResponse(
+        status: 200,
+        headers: [
+          ("Content-Type", "text/csv; charset=utf-8"), ("Cache-Control", "no-store"),
+          ("Content-Disposition", "attachment; filename=\"puckalarm-history.csv\""),
+        ],
+        body: Array((rows.joined(separator: "\r\n") + "\r\n").utf8))
     case "/pause":
       return withReply(.init(.status), session: session) { reply in
         guard let status = reply.status else { return nil }
@@ -250,6 +282,32 @@ public final class WebApp: Sendable {
     case .failure(let failure):
       return unavailable(failure.message, session: session)
     }
+  }
+
+  /// The most history entries a page or the CSV reads: 20 pages of 1000.
+  static let historyPages = 20
+
+  /// History entries closed at or after `since` (nil: all, up to `historyPages` pages), oldest
+  /// first, a page of 1000 at a time; nil when puckd does not answer.
+  private func historyEntries(since: Instant?) -> [HistoryEntry]? {
+    var pages: [[HistoryEntry]] = []
+    var before: Int?
+    for _ in 0..<Self.historyPages {
+      var query: [Field: ArgumentValue] = [.limit: .integer(HistoryQuery.maximumLimit)]
+      query[.before] = before.map(ArgumentValue.integer)
+      guard case .success(let reply) = send(ControlRequest(.history, query)), reply.ok == true else {
+        return nil
+      }
+      let page = reply.history ?? []
+      if let since, let oldest = page.first, oldest.closedAt < since {
+        pages.append(page.filter { $0.closedAt >= since })
+        break
+      }
+      pages.append(page)
+      guard let next = reply.nextBefore else { break }
+      before = next
+    }
+    return pages.reversed().flatMap { $0 }
   }
 
   /// A nested `withReply` whose failure shows as the same page.
@@ -320,6 +378,9 @@ public final class WebApp: Sendable {
     case ["resume"]:
       back = "/pause"
       request = ControlRequest(.resume)
+    case ["check"]:
+      back = "/"
+      return checked(session: session)
     default:
       return .text("not found", status: 404)
     }
@@ -348,6 +409,28 @@ public final class WebApp: Sendable {
     }
     state.withLock { $0.sessions.leave(flash, for: session.token) }
     return .redirect(to: back)
+  }
+
+  /// Runs the pre-flight check now; its verdict, and each failed part, for the status page.
+  private func checked(session: Session) -> HTTPResponse {
+    let flash: Flash
+    switch send(ControlRequest(.check)) {
+    case .success(let reply):
+      if let report = reply.check {
+        flash =
+          report.passed
+          ? Flash("The pre-flight check passed: every part answered.")
+          : Flash(
+            "The pre-flight check FAILED: " + report.failures.map(\.line).joined(separator: "; "),
+            isError: true)
+      } else {
+        flash = Flash(reply.failure?.message ?? "puckd did not run the check", isError: true)
+      }
+    case .failure(let failure):
+      flash = Flash(failure.message, isError: true)
+    }
+    state.withLock { $0.sessions.leave(flash, for: session.token) }
+    return .redirect(to: "/")
   }
 
   /// The one way a request reaches puckd: refused here unless the web may send it.

@@ -12,6 +12,8 @@ final class ScriptedDock: DockLink {
     var requests: [ControlRequest] = []
     var status: DockStatus
     var alarms: [AlarmView] = []
+    var history: [HistoryEntry] = []
+    var check = PreflightReport(at: Instant(unixSeconds: 1_799_990_000), trigger: .request, parts: [])
     var reachable = true
   }
 
@@ -27,21 +29,43 @@ final class ScriptedDock: DockLink {
     set { state.withLock { $0.alarms = newValue } }
   }
 
+  /// Oldest first, as puckd keeps it.
+  var history: [HistoryEntry] {
+    get { state.withLock { $0.history } }
+    set { state.withLock { $0.history = newValue } }
+  }
+
+  var check: PreflightReport {
+    get { state.withLock { $0.check } }
+    set { state.withLock { $0.check = newValue } }
+  }
+
   var reachable: Bool {
     get { state.withLock { $0.reachable } }
     set { state.withLock { $0.reachable = newValue } }
   }
 
   func send(_ request: ControlRequest) throws(ControlFailure) -> ControlReply {
-    let (reachable, status, alarms) = state.withLock { state in
+    let (reachable, status, alarms, history, check) = state.withLock { state in
       state.requests.append(request)
-      return (state.reachable, state.status, state.alarms)
+      return (state.reachable, state.status, state.alarms, state.history, state.check)
     }
     guard reachable else { throw ControlFailure(.failed, "puckd is not running") }
     switch request.name {
     case .status: return ControlReply(ok: true, status: status)
     case .alarmList: return ControlReply(ok: true, alarms: alarms)
     case .alarmAdd: return .success("alarm 1 added")
+    case .history:
+      // Pages from the newest backwards; the cursor is the index of the oldest entry sent.
+      let end = request.integer(.before) ?? history.count
+      let start = max(0, end - (request.integer(.limit) ?? 20))
+      var reply = ControlReply(ok: true, history: Array(history[start..<min(end, history.count)]))
+      reply.nextBefore = start > 0 ? start : nil
+      return reply
+    case .check:
+      var reply = ControlReply(ok: check.passed)
+      reply.check = check
+      return reply
     case .pause: return .failure(ControlFailure(.refused, "a wake-up is open: the dock cannot pause now"))
     default: return .success("\(request.name.rawValue) done")
     }

@@ -257,6 +257,61 @@ import Testing
     #expect(listed.header("Location") == "/alarms", "the list's buttons go back to the list")
   }
 
+  /// `count` wake-ups a day apart up to `last`, each got up after `minutes`, with a bypass each.
+  static func wakeUps(_ count: Int, last: Instant, minutes: Int64 = 7, label: String = "work")
+    -> [HistoryEntry]
+  {
+    (0..<count).map { index in
+      let closed = last.adding(seconds: -Int64(count - 1 - index) * 86_400)
+      let alarm = Alarm(
+        id: 1, time: WallTime(hour: 6, minute: 30), recurrence: .weekly(Set(Weekday.allCases)), label: label)
+      return HistoryEntry(
+        outcome: .woke,
+        occurrence: AlarmOccurrence(alarm: alarm, scheduledAt: closed.adding(seconds: -minutes * 60)),
+        openedAt: closed.adding(seconds: -minutes * 60), closedAt: closed, bypassCount: 1, rings: 2)
+    }
+  }
+
+  @Test("history: the newest wake-ups first, a page at a time, the figures drawn as SVG, and the CSV")
+  func history() throws {
+    let rig = Rig()
+    rig.dock.history = Self.wakeUps(45, last: rig.now.wall.adding(seconds: -3600), label: "=cmd|x")
+    let (cookie, _) = try rig.logIn()
+    let page = rig.get("/history", cookie: cookie)
+    #expect(page.status == 200)
+    let text = page.bodyText
+    #expect(text.contains("45</span> wake-ups in a row"))
+    #expect(text.contains("<svg class=\"chart\"") && text.contains("<title id=\"chart-"))
+    #expect(text.contains("woke with the puck, 7 min 00 s after the first ring; 1 bypass"))
+    #expect(
+      text.components(after: "<ul class=\"plain\" aria-label=\"Wake-ups\">").map { $0.prefix(2000) } != nil)
+    #expect(text.contains("href=\"/history?before=25\""), "the cursor of the page before")
+    let older = rig.get("/history", cookie: cookie, query: ["before": "25"]).bodyText
+    #expect(older.contains("href=\"/history?before=5\"") && !older.contains("<svg"))
+
+    let csv = rig.get("/history.csv", cookie: cookie)
+    #expect(csv.status == 200)
+    #expect(csv.header("Content-Type") == "text/csv; charset=utf-8")
+    #expect(csv.header("Content-Disposition")?.contains("attachment") == true)
+    let lines = csv.bodyText.split(separator: "\r\n")
+    #expect(lines.count == 46)
+    #expect(lines.first.map(String.init) == HistoryCSV.header)
+    #expect(csv.bodyText.contains("'=cmd|x"), "a formula-looking label defused")
+  }
+
+  @Test("the pre-flight check runs from the status page and its verdict comes back")
+  func runTheCheck() throws {
+    let rig = Rig()
+    let (cookie, csrf) = try rig.logIn()
+    rig.dock.check = PreflightReport(
+      at: rig.now.wall, trigger: .request, parts: [.init("audio", ok: false, "cannot open <default>")])
+    let reply = rig.post("/check", "csrf=\(csrf)", cookie: cookie)
+    #expect(reply.status == 303 && reply.header("Location") == "/")
+    #expect(rig.dock.requests.last?.name == .check)
+    let page = rig.get("/", cookie: cookie).bodyText
+    #expect(page.contains("The pre-flight check FAILED: audio: FAILED — cannot open &lt;default&gt;"))
+  }
+
   @Test("the holiday pause sends pause --until, and a refusal comes back as an error on the page")
   func holiday() throws {
     let rig = Rig()

@@ -378,7 +378,7 @@ def attacks(driver, dock, old_cookie):
     print("== the attacks", flush=True)
     # An alarm due while the attacks run: it must ring whatever they do to the web app.
     due = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=20)
-    added = dock.puckctl("alarm", "add", due.strftime("%H:%M:%S"), "--label", "under attack")
+    added = dock.puckctl("alarm", "add", due.strftime("%H:%M:%S"), "--label", "under attack", "--no-puck")
     expect(added.returncode == 0, f"an alarm at {due:%H:%M:%S} UTC, due during the attacks")
     for path in ("/", "/alarms", "/pause", "/nowhere"):
         status, headers, _ = request(dock, "GET", path)
@@ -471,6 +471,21 @@ def attacks(driver, dock, old_cookie):
     expect(status == 200 and "frame-ancestors 'none'" in csp and "unsafe-inline" not in csp
            and headers.get("X-Content-Type-Options") == "nosniff" and headers.get("Referrer-Policy") == "no-referrer",
            "still serving, with the CSP, nosniff and no referrer")
+
+    stopped = dock.puckctl("stop")
+    expect(stopped.returncode == 0, "the ring stopped at the dock (puckctl stop: the alarm needs no puck)")
+    load(driver, dock.origin + "/history")
+    history = driver.find_element(By.TAG_NAME, "main").text
+    expect("under attack" in history and "stopped (no puck needed)" in history, "History: the wake-up is listed")
+    expect(len(driver.find_elements(By.CSS_SELECTOR, "svg.chart")) == 2, "History: two charts drawn as SVG")
+    status, headers, body = request(dock, "GET", "/history.csv", cookie=session)
+    expect(status == 200 and headers.get("Content-Type", "").startswith("text/csv")
+           and body.splitlines()[0].startswith("alarm_id,") and "under attack" in body, "History: the CSV download")
+    load(driver, dock.origin + "/")
+    navigate(driver, driver.find_element(By.XPATH, "//button[text()='Run the pre-flight check']"))
+    flash = driver.find_element(By.CSS_SELECTOR, ".flash").text
+    expect("pre-flight check FAILED" in flash and "audio" in flash,
+           f"the pre-flight check run from the status page says what failed: {flash[:60]!r}")
 
     navigate(driver, driver.find_element(By.XPATH, "//button[text()='Log out']"))
     for attempt in range(1, 20):

@@ -8,12 +8,14 @@ public enum Layout {
     case status = "/"
     case alarms = "/alarms"
     case holiday = "/pause"
+    case history = "/history"
 
     var title: String {
       switch self {
       case .status: return "Status"
       case .alarms: return "Alarms"
       case .holiday: return "Holiday"
+      case .history: return "History"
       }
     }
   }

@@ -8,7 +8,7 @@ public enum StatusPage {
     parts.append(verdict(status))
     parts += status.guards.map { wakeUp($0, time: time) }
     parts.append(next(status, time: time, csrf: csrf))
-    parts.append(devices(status, time: time))
+    parts.append(devices(status, time: time, csrf: csrf))
     return Layout.page(title: "Status", place: .status, csrf: csrf, flash: flash, body: HTML.joined(parts))
   }
 
@@ -65,7 +65,7 @@ public enum StatusPage {
       """
   }
 
-  static func devices(_ status: DockStatus, time: TimeText) -> HTML {
+  static func devices(_ status: DockStatus, time: TimeText, csrf: String) -> HTML {
     var items: [HTML] = status.devices.map { device in
       let state: HTML
       switch device.state {
@@ -87,11 +87,20 @@ public enum StatusPage {
     case nil: clock = "<span class=\"muted\">unknown</span>"
     }
     items.append("<li><strong>Clock</strong>: \(clock)</li>")
-    let puck: HTML =
-      status.pairedTag == nil
-      ? "<span class=\"bad\">none paired</span> (at the dock: <code>sudo puckctl pair</code>)"
-      : "<span class=\"good\">paired</span>"
-    items.append("<li><strong>Puck</strong>: \(puck)</li>")
+    if let pucks = status.pucks, !pucks.isEmpty {
+      for puck in pucks {
+        let seen = puck.lastSeen.map { "last seen \(time.local($0))" } ?? "not seen since pairing"
+        items.append(
+          "<li><strong>Puck</strong>: \(puck.name) (\(puck.tag))<br><span class=\"muted\">paired \(time.local(puck.pairedAt)), \(seen)</span></li>"
+        )
+      }
+    } else if status.pairedTag == nil {
+      items.append(
+        "<li><strong>Puck</strong>: <span class=\"bad\">none paired</span> (at the dock: <code>sudo puckctl pair</code>)</li>"
+      )
+    } else {
+      items.append("<li><strong>Puck</strong>: <span class=\"good\">paired</span></li>")
+    }
     if let check = status.check {
       let verdict: HTML =
         check.passed ? "<span class=\"good\">passed</span>" : "<span class=\"bad\">failed</span>"
@@ -103,6 +112,7 @@ public enum StatusPage {
     }
     return """
       <section aria-labelledby="devices"><h2 id="devices">The dock</h2><ul class="plain">\(items)\(problems)</ul>
+      <div class="actions">\(Layout.button("Run the pre-flight check", action: "/check", csrf: csrf, style: "secondary"))</div>
       </section>
       """
   }

@@ -16,7 +16,7 @@ public enum StyleSheet {
     header{background:var(--panel);border-bottom:1px solid var(--line);position:sticky;top:0}
     nav{display:flex;flex-wrap:wrap;gap:.25rem;align-items:center;max-width:40rem;margin:0 auto;\
     padding:.25rem .5rem}
-    nav a,nav button{display:inline-flex;align-items:center;min-height:48px;padding:0 .6rem;\
+    nav a,nav button{display:inline-flex;align-items:center;min-height:48px;padding:0 .45rem;\
     color:var(--fg);text-decoration:none;border-radius:.5rem;font-weight:600}
     nav a[aria-current=page]{background:var(--accent);color:var(--accent-fg)}
     nav form{margin:0 0 0 auto}
@@ -56,6 +56,11 @@ public enum StyleSheet {
     .actions{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:.5rem}
     .actions form{margin:0}
     .alarm-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.25rem .75rem}
+    h3{font-size:1rem;margin:1rem 0 .25rem}
+    .chart{width:100%;height:auto;display:block}
+    .chart-bar{fill:var(--accent)}
+    .chart-axis{stroke:var(--line)}
+    .chart-value,.chart-label{fill:var(--fg);font-size:12px}
     :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
     .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);\
     white-space:nowrap}
