@@ -87,6 +87,9 @@ public final class WebApp: Sendable {
         status: 200,
         headers: [("Content-Type", "text/css; charset=utf-8"), ("Cache-Control", "public, max-age=604800")],
         body: Array(StyleSheet.text.utf8))
+    case ("GET", "/app.js"): return .asset(Assets.script, type: "text/javascript; charset=utf-8")
+    case ("GET", "/manifest.webmanifest"): return .asset(Assets.manifest, type: "application/manifest+json")
+    case ("GET", "/icon.svg"): return .asset(Assets.icon, type: "image/svg+xml")
     case ("GET", "/login"): return loginPage(request, notice: request.query["out"] == nil ? nil : .loggedOut)
     case ("POST", "/login"): return logIn(request, at: time)
     default: break

@@ -411,6 +411,31 @@ import Testing
     #expect(text.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
   }
 
+  @Test(
+    "the manifest, the icon and the script are the dock's own, served without a session; only status loads the script"
+  )
+  func assets() throws {
+    let rig = Rig()
+    let manifest = rig.get("/manifest.webmanifest")
+    #expect(manifest.status == 200 && manifest.header("Content-Type") == "application/manifest+json")
+    #expect(
+      manifest.bodyText.contains("\"start_url\": \"/\"")
+        && manifest.bodyText.contains("\"display\": \"standalone\""))
+    #expect(!manifest.bodyText.contains("http"), "no address of another origin")
+    let icon = rig.get("/icon.svg")
+    #expect(
+      icon.status == 200 && icon.header("Content-Type") == "image/svg+xml" && icon.bodyText.hasPrefix("<svg"))
+    let script = rig.get("/app.js")
+    #expect(script.status == 200 && script.header("Content-Type") == "text/javascript; charset=utf-8")
+    #expect(!script.bodyText.contains("eval(") && !script.bodyText.contains("innerHTML"))
+    let (cookie, _) = try rig.logIn()
+    let status = rig.get("/", cookie: cookie).bodyText
+    #expect(status.contains("<script src=\"/app.js?v=") && status.contains("data-in=\""))
+    #expect(status.contains("<link rel=\"manifest\" href=\"/manifest.webmanifest\">"))
+    #expect(!status.contains("<script>"), "no inline script")
+    #expect(!rig.get("/alarms", cookie: cookie).bodyText.contains("<script"))
+  }
+
   @Test("only GET, HEAD and POST; HEAD is answered as GET")
   func methods() {
     let rig = Rig()

@@ -287,6 +287,8 @@ def journey(driver, dock, label, javascript, scheme, shots):
     size = driver.execute_cdp_cmd("Runtime.evaluate", {"expression": "document.documentElement.scrollWidth",
                                                         "returnByValue": True})["result"]["value"]
     expect(size <= PHONE["width"], f"{mode}: nothing wider than the phone ({size} px)")
+    live = driver.find_element(By.TAG_NAME, "html").get_attribute("data-live")
+    expect((live == "on") == javascript, f"{mode}: the live status script {'runs' if javascript else 'does not run'}")
     if shots:
         driver.save_screenshot(os.path.join(shots, f"status-{scheme}.png"))
 
@@ -461,6 +463,11 @@ def attacks(driver, dock, old_cookie):
     waited = time.monotonic() - started
     slow.close()
     expect(waited < 20, f"a request that never ends its headers: dropped after {waited:.0f} s")
+    status, headers, body = request(dock, "GET", "/manifest.webmanifest")
+    manifest = json.loads(body) if status == 200 else {}
+    expect(manifest.get("start_url") == "/" and manifest.get("display") == "standalone"
+           and all(icon["src"].startswith("/") for icon in manifest.get("icons", [])),
+           "the web app manifest: installable, its icons the dock's own")
     status, headers, _ = request(dock, "GET", "/", cookie=session)
     csp = headers.get("Content-Security-Policy", "")
     wait_for(lambda: datetime.datetime.now(datetime.timezone.utc) > due + datetime.timedelta(seconds=2), "the alarm",

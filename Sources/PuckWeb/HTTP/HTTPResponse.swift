@@ -25,6 +25,14 @@ public struct HTTPResponse: Sendable {
       body: Array(html.text.utf8))
   }
 
+  /// A file the pages load (script, manifest, icon), cacheable for a week: its address changes
+  /// with the release where that matters.
+  public static func asset(_ text: String, type: String) -> HTTPResponse {
+    HTTPResponse(
+      status: 200, headers: [("Content-Type", type), ("Cache-Control", "public, max-age=604800")],
+      body: Array(text.utf8))
+  }
+
   /// `303 See Other` to `location` (a path of this site): the answer to every form.
   public static func redirect(to location: String) -> HTTPResponse {
     HTTPResponse(

@@ -24,9 +24,12 @@ public enum Layout {
   /// may be cached for long.
   public static let styleSheetPath = "/style.css?v=" + ProductVersion.current
 
+  /// The script's address, versioned like the style sheet's.
+  public static let scriptPath = "/app.js?v=" + ProductVersion.current
+
   /// A whole page. `csrf` is the session's token: nil on the login page (no navigation).
   public static func page(
-    title: String, place: Place?, csrf: String?, flash: Flash? = nil, body: HTML
+    title: String, place: Place?, csrf: String?, flash: Flash? = nil, live: Bool = false, body: HTML
   ) -> HTML {
     let navigation: HTML? = csrf.map { csrf in
       let links = Place.allCases.map { link -> HTML in
@@ -38,6 +41,7 @@ public enum Layout {
         \(csrfField(csrf))<button type="submit">Log out</button></form></nav></header>
         """
     }
+    let script: HTML = "<script src=\"\(scriptPath)\" defer></script>"
     let message: HTML? = flash.map { flash in
       flash.isError
         ? "<p class=\"flash error\" role=\"alert\">\(flash.text)</p>"
@@ -53,6 +57,11 @@ public enum Layout {
       <meta name="referrer" content="no-referrer">
       <title>\(title) · PuckAlarm</title>
       <link rel="stylesheet" href="\(styleSheetPath)">
+      <link rel="manifest" href="/manifest.webmanifest">
+      <link rel="icon" href="/icon.svg" type="image/svg+xml">
+      <meta name="theme-color" content="#101214" media="(prefers-color-scheme: dark)">
+      <meta name="theme-color" content="#fafafa" media="(prefers-color-scheme: light)">
+      \(live ? script : nil)
       </head>
       <body>
       \(navigation)

@@ -9,7 +9,8 @@ public enum StatusPage {
     parts += status.guards.map { wakeUp($0, time: time) }
     parts.append(next(status, time: time, csrf: csrf))
     parts.append(devices(status, time: time, csrf: csrf))
-    return Layout.page(title: "Status", place: .status, csrf: csrf, flash: flash, body: HTML.joined(parts))
+    return Layout.page(
+      title: "Status", place: .status, csrf: csrf, flash: flash, live: true, body: HTML.joined(parts))
   }
 
   static func verdict(_ status: DockStatus) -> HTML {
@@ -59,7 +60,7 @@ public enum StatusPage {
     return """
       <section aria-labelledby="next"><h2 id="next">Next alarm</h2>
       <p class="big">\(time.local(at))</p>
-      <p>\(name) — <span id="countdown">\(time.relative(at))</span></p>
+      <p>\(name) — <span id="countdown" data-in="\(Int(at.seconds(since: time.now)))">\(time.relative(at))</span></p>
       <p class="muted">Times are the dock's (\(status.zone)).</p>\(paused)
       </section>
       """
