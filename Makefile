@@ -14,7 +14,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libaso
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps demo test lint format clean bench bench-cadence bench-counts fuzz fuzz-long check-fuzz soak sanitize sanitize-thread check-web
+.PHONY: all build deps test-deps demo test lint format clean bench bench-cadence bench-counts fuzz fuzz-long check-fuzz soak sanitize sanitize-thread check-web bench-web
 
 all: build
 
@@ -91,6 +91,15 @@ bench: deps
 	$(SWIFT) build -c release
 	python3 bench/record.py .build/release
 	python3 bench/catch-up-bench.py .build/release
+
+# The web app's figures against its targets (issue 25: p95 page time, page weight, idle CPU and
+# RSS), the release build as deployed (static Swift runtime); about a minute after it
+# (bench/web-bench.py, docs/BENCHMARKS.md "The web app").
+bench-web: deps
+	$(SWIFT) build $(RELEASE_FLAGS) --product puckd
+	$(SWIFT) build $(RELEASE_FLAGS) --product puckctl
+	$(SWIFT) build $(RELEASE_FLAGS) --product puck-web
+	python3 bench/web-bench.py .build/release
 
 # How the reader's poll cadence was chosen: puckd at several [reader] poll_interval values,
 # nfc-poll, and the chip-waits design, on the emulated PN532 (docs/BENCHMARKS.md "Detection";
