@@ -24,7 +24,7 @@ public struct WebTime: Sendable {
 /// timeout.
 public final class WebApp: Sendable {
   /// What the web may ask of puckd: reading the dock and its history, changing and pausing
-  /// alarms, the holiday pause, and the pre-flight check.
+  /// alarms, the holiday pause, the pre-flight check and a short test ring.
   /// Never `stop` (a phone in bed must not be a snooze button), `awake` (the wake-up check asks
   /// the person at the dock), nor anything of root's (override, pairing, reader keys, reload),
   /// which puckd would refuse the group anyway. Every request goes through `send`, which holds
@@ -32,7 +32,7 @@ public final class WebApp: Sendable {
   public static let allowedCommands: Set<CommandName> = [
     .status, .alarmList, .alarmAdd, .alarmEnable, .alarmDisable, .alarmSkip, .alarmRemove, .alarmEdit,
     .alarmPause,
-    .alarmResume, .pause, .resume, .history, .check,
+    .alarmResume, .pause, .resume, .history, .check, .test,
   ]
 
   /// The session cookie's name.
@@ -287,6 +287,9 @@ public final class WebApp: Sendable {
     }
   }
 
+  /// How long the status page's test ring lasts.
+  static let testRingSeconds = 3
+
   /// The most history entries a page or the CSV reads: 20 pages of 1000.
   static let historyPages = 20
 
@@ -384,6 +387,12 @@ public final class WebApp: Sendable {
     case ["check"]:
       back = "/"
       return checked(session: session)
+    case ["test"]:
+      // A short ring and no wait for the puck: the request holds the web app's one thread for
+      // as long as it rings.
+      back = "/"
+      request = ControlRequest(
+        .test, [.seconds: .integer(Self.testRingSeconds), .scanSeconds: .integer(0)])
     default:
       return .text("not found", status: 404)
     }

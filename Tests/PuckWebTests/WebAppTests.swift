@@ -299,7 +299,7 @@ import Testing
     #expect(csv.bodyText.contains("'=cmd|x"), "a formula-looking label defused")
   }
 
-  @Test("the pre-flight check runs from the status page and its verdict comes back")
+  @Test("the pre-flight check and a 3 s test ring run from the status page, and their answers come back")
   func runTheCheck() throws {
     let rig = Rig()
     let (cookie, csrf) = try rig.logIn()
@@ -310,6 +310,12 @@ import Testing
     #expect(rig.dock.requests.last?.name == .check)
     let page = rig.get("/", cookie: cookie).bodyText
     #expect(page.contains("The pre-flight check FAILED: audio: FAILED — cannot open &lt;default&gt;"))
+
+    let ring = rig.post("/test", "csrf=\(csrf)", cookie: cookie)
+    #expect(ring.status == 303 && ring.header("Location") == "/")
+    let sent = try #require(rig.dock.requests.last)
+    #expect(sent.name == .test && sent.integer(.seconds) == 3 && sent.integer(.scanSeconds) == 0)
+    #expect(rig.get("/", cookie: cookie).bodyText.contains("test done"))
   }
 
   @Test("the holiday pause sends pause --until, and a refusal comes back as an error on the page")

@@ -493,6 +493,9 @@ def attacks(driver, dock, old_cookie):
     flash = driver.find_element(By.CSS_SELECTOR, ".flash").text
     expect("pre-flight check FAILED" in flash and "audio" in flash,
            f"the pre-flight check run from the status page says what failed: {flash[:60]!r}")
+    navigate(driver, driver.find_element(By.XPATH, "//button[text()='Test ring (3 s)']"))
+    flash = driver.find_element(By.CSS_SELECTOR, ".flash").text
+    expect("audio" in flash, f"the test ring answers part by part: {flash[:60]!r}")
 
     navigate(driver, driver.find_element(By.XPATH, "//button[text()='Log out']"))
     for attempt in range(1, 20):
