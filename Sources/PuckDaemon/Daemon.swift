@@ -70,7 +70,9 @@ public final class Daemon {
     let inbox = loop.inbox
     let dock = DockContext(
       time: time, loop: loop, settings: settings, state: state, changes: changes, notifier: notifier)
-    lines = DockLines(gpio: environment.gpio) { event in inbox.post(.button(event)) }
+    lines = DockLines(gpio: environment.gpio, configFile: options.configPath) { event in
+      inbox.post(.button(event))
+    }
     ringer = Ringer(
       settings: settings, changes: changes, lines: lines, inbox: inbox, makeAudio: environment.makeAudio,
       offLoop: environment.offLoop)

@@ -95,7 +95,7 @@ public final class BuzzerDriver: Sendable {
         return DeviceCondition(.absent, "not configured (no [buzzer] section)")
       }
       if let fault = output.fault ?? state.threadFault {
-        return DeviceCondition(.fault, fault.description)
+        return DeviceCondition(.fault, fault.description, gpioFault: fault)
       }
       let doing =
         state.shutDown

@@ -15,15 +15,24 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
   /// What to check, e.g. "is the chip name right? (gpiodetect lists chips)"; nil when there is
   /// nothing useful to say.
   public let hint: String?
+  /// For a line another request holds (`EBUSY`), the consumer label the kernel reports for it
+  /// (what `gpioinfo` shows: a program's name, `sysfs`, or a driver's); nil when unknown.
+  public let holder: String?
 
   /// An error of `function` with `errno` value `code` while doing `action`; without a `hint`,
-  /// the usual advice for that function and code is used.
-  public init(function: String, code: Int32, action: String, hint: String? = nil) {
+  /// the usual advice for that function and code is used. `holder` names who holds a busy line.
+  public init(function: String, code: Int32, action: String, hint: String? = nil, holder: String? = nil) {
     self.function = function
     self.code = code
     self.message = SystemError(function, code: code).systemMessage
     self.action = action
-    self.hint = hint ?? Self.standardHint(function: function, code: code)
+    self.holder = holder
+    self.hint = hint ?? Self.standardHint(function: function, code: code, holder: holder)
+  }
+
+  /// The same error, saying who holds the line.
+  func held(by holder: String?) -> GPIOError {
+    GPIOError(function: function, code: code, action: action, holder: holder)
   }
 
   /// One line for the log and for status: "cannot open gpiochip0: No such file or directory —
@@ -35,7 +44,7 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The advice for the failures people actually meet when wiring a dock.
-  private static func standardHint(function: String, code: Int32) -> String? {
+  private static func standardHint(function: String, code: Int32, holder: String?) -> String? {
     switch code {
     case ENOENT where function == "gpiod_chip_open":
       return "is the chip name right? (gpiodetect lists chips)"
@@ -45,7 +54,8 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
       return
         "puckd needs read-write access to the chip (the udev rule gives /dev/gpiochip* to the puckalarm group)"
     case EBUSY:
-      return "another program holds the line (gpioinfo shows its consumer)"
+      return holder.map { "'\($0)' holds the line (gpioinfo shows it)" }
+        ?? "another program holds the line (gpioinfo shows its consumer)"
     case EINVAL where function.hasPrefix("gpiod_chip_get_line") || function.hasPrefix("gpiod_chip_request"):
       return "is the line offset right? (gpioinfo CHIP lists the chip's lines)"
     case ENODEV, ENXIO:

@@ -114,9 +114,44 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
         try requestV1(settings, direction: direction, consumer: consumer)
       #endif
     } catch {
+      // Who holds a busy line is the first thing a builder needs to know, and the chip that
+      // can say is still open here.
+      let failure = error.code == EBUSY ? error.held(by: holder()) : error
       release()
-      throw error
+      throw failure
     }
+  }
+
+  /// The consumer label of the line as the kernel reports it now (what `gpioinfo` shows), for a
+  /// request that failed with `EBUSY`; nil when it cannot be read or the line is free. libgpiod
+  /// 1.6: `gpiod_line_update` and `gpiod_line_consumer`; 2.x: `gpiod_chip_get_line_info`,
+  /// `gpiod_line_info_is_used`, `gpiod_line_info_get_consumer` and `gpiod_line_info_free`.
+  private func holder() -> String? {
+    #if PUCK_GPIOD_V2
+      guard let chip else { return nil }
+      let info: OpaquePointer
+      do {
+        info = try Self.call("gpiod_chip_get_line_info", "cannot read \(location)") {
+          gpiod_chip_get_line_info(chip, offset)
+        }
+      } catch {
+        return nil
+      }
+      defer { gpiod_line_info_free(info) }
+      guard gpiod_line_info_is_used(info), let consumer = gpiod_line_info_get_consumer(info) else {
+        return nil
+      }
+      return String(cString: consumer)
+    #else
+      guard let line else { return nil }
+      do {
+        // The handle's info is a copy taken when it was found; read what the kernel says now.
+        try Self.call("gpiod_line_update", "cannot read \(location)") { gpiod_line_update(line) }
+      } catch {
+        return nil
+      }
+      return gpiod_line_consumer(line).map { String(cString: $0) }
+    #endif
   }
 
   deinit { release() }

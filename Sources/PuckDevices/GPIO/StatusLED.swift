@@ -88,7 +88,7 @@ public final class StatusLED: Sendable {
         return DeviceCondition(.absent, "not configured (no [led] section)")
       }
       if let fault = output.fault ?? state.threadFault {
-        return DeviceCondition(.fault, fault.description)
+        return DeviceCondition(.fault, fault.description, gpioFault: fault)
       }
       return DeviceCondition(.ok, "\(output.location): \(state.mode)")
     }
