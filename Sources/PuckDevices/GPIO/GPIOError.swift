@@ -1,4 +1,5 @@
 import Glibc
+import PuckCore
 import PuckSystem
 
 /// A failed libgpiod call: the C function, the `errno` it left and its `strerror` text, what
@@ -24,6 +25,16 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
     self.message = SystemError(function, code: code).systemMessage
     self.action = action
     self.hint = hint ?? Self.standardHint(function: function, code: code)
+  }
+
+  /// `error` (a request refused with `EBUSY`) with the program holding the line named by its
+  /// consumer label, so status and `puckctl setup` say which program to stop.
+  public static func held(_ error: GPIOError, by consumer: String) -> GPIOError {
+    GPIOError(
+      function: error.function, code: error.code, action: error.action,
+      hint:
+        "\"\(LogText.bounded(consumer, limit: 64))\" holds the line (gpioinfo shows it): stop that program, or wire and configure another line"
+    )
   }
 
   /// One line for the log and for status: "cannot open gpiochip0: No such file or directory —
