@@ -230,7 +230,7 @@ struct PreflightCheckTests {
     #expect(buzzerNext.contains(config))
     #expect(
       devices["button"]?.next?.hasPrefix(
-        "the line GPIO17 is held by 'foo': stop that program (or remove the config.txt overlay that claims the pin), "
+        "the line GPIO17 is held by \"foo\": stop that program (or remove the config.txt overlay that claims the pin), "
           + "or choose another free line: line = in [button] of \(config)") == true,
       "\(devices["button"]?.next ?? "")")
     #expect(devices["led"]?.next?.contains("[led]") == true && devices["led"]?.next?.contains(config) == true)

@@ -42,8 +42,8 @@ public struct DeviceHealth: Hashable, Sendable, Codable {
   /// What it is or what went wrong ("PN532 v1.6 on pn532_uart:/dev/serial0", "cannot open 'default': No such device").
   public var detail: String
   /// For a part that failed, what a builder does next, in words that name the file, the
-  /// section and the key ("the line GPIO22 is held by 'foo'; stop it or choose another free
-  /// line: line = in [buzzer] of /etc/puckalarm/puckd.conf"); nil when `detail` says it all,
+  /// section and the key ("the line GPIO22 is held by "foo": stop that program, … or choose
+  /// another free line: line = in [buzzer] of /etc/puckalarm/puckd.conf"); nil when `detail` says it all,
   /// or from an older puckd.
   public var next: String?
 

@@ -30,7 +30,7 @@ public struct PreflightReport: Hashable, Sendable, Codable {
     public var ok: Bool
     /// What was found, for a person.
     public var detail: String
-    /// For a failed part, what to do next ("the line GPIO22 is held by 'foo'; …"); nil when
+    /// For a failed part, what to do next ("the line GPIO22 is held by "foo": …"); nil when
     /// `detail` says it all.
     public var next: String?
     /// `.warning` for a failed part the alarm does without; nil means `.failure` (and is what

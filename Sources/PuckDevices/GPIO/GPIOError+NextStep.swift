@@ -53,7 +53,7 @@ extension GPIOError {
           + "and [led] must name different lines, so \(choose); or a second puckd runs "
           + "(systemctl status puckd)"
       }
-      return "the line \(line) is held by '\(holder)': stop that program (or remove the config.txt "
+      return "the line \(line) is held by \"\(holder)\": stop that program (or remove the config.txt "
         + "overlay that claims the pin), or \(choose)"
     case (GPIOLineRequest.findFunction, ENOENT):
       return "no GPIO chip has a line called \(line) (gpioinfo lists each chip's line names, GPIO2 to "

@@ -1,4 +1,5 @@
 import Glibc
+import PuckCore
 import PuckSystem
 
 /// A failed libgpiod call: the C function, the `errno` it left and its `strerror` text, what
@@ -30,9 +31,13 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
     self.hint = hint ?? Self.standardHint(function: function, code: code, holder: holder)
   }
 
-  /// The same error, saying who holds the line.
-  func held(by holder: String?) -> GPIOError {
-    GPIOError(function: function, code: code, action: action, holder: holder)
+  /// `error` (a request refused with `EBUSY`) with the program holding the line named by its
+  /// consumer label, so status, `puckctl check` and `puckctl setup` say which program to stop
+  /// (`holder`, and the hint). The label comes from the kernel, set by any program: bounded.
+  public static func held(_ error: GPIOError, by consumer: String) -> GPIOError {
+    GPIOError(
+      function: error.function, code: error.code, action: error.action,
+      holder: LogText.bounded(consumer, limit: 64))
   }
 
   /// One line for the log and for status: "cannot open gpiochip0: No such file or directory —
@@ -54,8 +59,9 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
       return
         "puckd needs read-write access to the chip (the udev rule gives /dev/gpiochip* to the puckalarm group)"
     case EBUSY:
-      return holder.map { "'\($0)' holds the line (gpioinfo shows it)" }
-        ?? "another program holds the line (gpioinfo shows its consumer)"
+      return holder.map {
+        "\"\($0)\" holds the line (gpioinfo shows it): stop that program, or wire and configure another line"
+      } ?? "another program holds the line (gpioinfo shows its consumer)"
     case EINVAL where function.hasPrefix("gpiod_chip_get_line") || function.hasPrefix("gpiod_chip_request"):
       return "is the line offset right? (gpioinfo CHIP lists the chip's lines)"
     case ENODEV, ENXIO:

@@ -114,47 +114,30 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
         try requestV1(settings, direction: direction, consumer: consumer)
       #endif
     } catch {
-      // Who holds a busy line is the first thing a builder needs to know, and the chip that
-      // can say is still open here.
-      let failure = error.code == EBUSY ? error.held(by: holder()) : error
+      // A line another program holds is named with that program's consumer label, which is
+      // all a person needs to find it; read while the chip is still open.
+      let holder = error.code == EBUSY ? consumerLabel() : nil
       release()
-      throw failure
+      throw holder.map { GPIOError.held(error, by: $0) } ?? error
     }
   }
 
-  /// The consumer label of the line as the kernel reports it now (what `gpioinfo` shows), for a
-  /// request that failed with `EBUSY`; nil when it cannot be read or the line is free. libgpiod
-  /// 1.6: `gpiod_line_update` and `gpiod_line_consumer`; 2.x: `gpiod_chip_get_line_info`,
-  /// `gpiod_line_info_is_used`, `gpiod_line_info_get_consumer` and `gpiod_line_info_free`.
-  private func holder() -> String? {
-    #if PUCK_GPIOD_V2
-      guard let chip else { return nil }
-      let info: OpaquePointer
-      do {
-        info = try Self.call("gpiod_chip_get_line_info", "cannot read \(location)") {
-          gpiod_chip_get_line_info(chip, offset)
-        }
-      } catch {
-        return nil
-      }
-      defer { gpiod_line_info_free(info) }
-      guard gpiod_line_info_is_used(info), let consumer = gpiod_line_info_get_consumer(info) else {
-        return nil
-      }
-      return String(cString: consumer)
-    #else
-      guard let line else { return nil }
-      do {
-        // The handle's info is a copy taken when it was found; read what the kernel says now.
-        try Self.call("gpiod_line_update", "cannot read \(location)") { gpiod_line_update(line) }
-      } catch {
-        return nil
-      }
-      return gpiod_line_consumer(line).map { String(cString: $0) }
-    #endif
-  }
-
   deinit { release() }
+
+  /// The consumer label of whoever holds the line now (as `gpioinfo` shows it), nil when
+  /// nobody does or it cannot be read: `gpiod_line_update` and `gpiod_line_consumer` (1.6),
+  /// `gpiod_chip_get_line_info` and `gpiod_line_info_get_consumer` (2.x).
+  private func consumerLabel() -> String? {
+    #if PUCK_GPIOD_V2
+      guard let chip, let info = gpiod_chip_get_line_info(chip, offset) else { return nil }
+      defer { gpiod_line_info_free(info) }
+      guard gpiod_line_info_is_used(info), let label = gpiod_line_info_get_consumer(info) else { return nil }
+    #else
+      guard let line, gpiod_line_update(line) == 0, let label = gpiod_line_consumer(line) else { return nil }
+    #endif
+    let text = String(cString: label)
+    return text.isEmpty ? nil : text
+  }
 
   /// Drives the line active or inactive: `gpiod_line_set_value` (1.6),
   /// `gpiod_line_request_set_value` (2.x).

@@ -40,10 +40,14 @@ import Testing
       function: "gpiod_line_request_output_flags", code: EBUSY,
       action: "cannot request gpiochip0 line 22 (GPIO22)",
       holder: "foo")
-    #expect(error.description.hasSuffix("— 'foo' holds the line (gpioinfo shows it)"))
+    #expect(
+      error.description.hasSuffix(
+        "— \"foo\" holds the line (gpioinfo shows it): stop that program, or wire and configure another line")
+    )
+    #expect(GPIOError.held(error, by: "foo") == error, "the request's path and a test's say the same")
     #expect(
       error.nextStep(line: byName, section: "buzzer", configFile: file, chips: ["gpiochip0"])
-        == "the line GPIO22 is held by 'foo': stop that program (or remove the config.txt overlay that claims "
+        == "the line GPIO22 is held by \"foo\": stop that program (or remove the config.txt overlay that claims "
         + "the pin), or choose another free line: line = in [buzzer] of /etc/puckalarm/puckd.conf "
         + "(gpioinfo gpiochip0 shows which are free)")
   }
