@@ -50,7 +50,7 @@ public struct PreflightReport: Hashable, Sendable, Codable {
     /// A failed part whose failure is only a warning.
     public var isWarning: Bool { !ok && severity == .warning }
 
-    /// `reader: ok — pn532_uart:/dev/ttyS0 answers` or `audio: FAILED — cannot open …`.
+    /// `reader: ok — pn532_uart:/dev/serial0 answers` or `audio: FAILED — cannot open …`.
     public var line: String { "\(name): \(ok ? "ok" : "FAILED") — \(detail)" }
   }
 
