@@ -3,14 +3,16 @@ import Glibc
 
 /// Where a component gets its time: readings of the three clocks and the timers that fire on
 /// them. The daemon is handed one (`SystemTimeSource` in production, a `ManualClock` in tests),
-/// so a test can step the wall clock, cross a suspend or wait an hour in microseconds.
+/// so a test can step the wall clock, cross a suspend or wait an hour in microseconds. The
+/// `EventLoop` is made with it and makes every timer from it (`EventLoop.timer(_:handler:)`).
 ///
 /// `Sendable` because readings are taken from device threads too; the timers it makes belong to
 /// the loop thread.
 public protocol TimeSource: Sendable {
   /// The time since `clock`'s origin (for `.wall`, since the Unix epoch).
   func now(_ clock: SystemClock) -> Duration
-  /// A new, disarmed timer on `kind`'s clock.
+  /// A new, disarmed timer on `kind`'s clock, for the `EventLoop` to watch: components get
+  /// theirs from `EventLoop.timer(_:handler:)`, which watches it at once.
   func makeTimer(_ kind: Timer.Kind) throws(SystemError) -> any LoopTimer
   /// Whether the wall clock is synchronised (NTP), or nil when that cannot be read: how far a
   /// backward step may be trusted depends on it.
