@@ -106,7 +106,7 @@ let package = Package(
     // Benchmark tooling: the schedule's catch-up and next fire after a clock step, at scale.
     .executableTarget(name: "puck-schedule-bench", dependencies: ["PuckCore", "PuckStorage", "PuckSystem"]),
     // Test tooling: recording and scripted GPIO lines (there is no GPIO chip to test against here).
-    .target(name: "GPIODoubles", dependencies: ["PuckDevices"]),
+    .target(name: "GPIODoubles", dependencies: ["PuckDevices", "PuckSystem"]),
 
     .testTarget(name: "PuckSystemTests", dependencies: ["PuckSystem"]),
     .testTarget(name: "PuckCoreTests", dependencies: ["PuckCore"]),

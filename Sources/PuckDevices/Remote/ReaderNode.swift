@@ -34,7 +34,7 @@ public final class ReaderNode: Sendable {
   private struct Want: Sendable {
     var sequence = RemoteSequence()
     var poll = false
-    var heardAt = ContinuousClock.now
+    var heardAt = MonotonicInstant.now()
   }
 
   private struct State: Sendable {
@@ -149,7 +149,7 @@ public final class ReaderNode: Sendable {
           return error
         }
         want.poll = message.poll ?? false
-        want.heardAt = .now
+        want.heardAt = .now()
         state.wants[dock] = want
         return nil
       }
@@ -177,7 +177,7 @@ public final class ReaderNode: Sendable {
   private func applyPolling() {
     let window = Duration.milliseconds(RemoteSequence.window)
     let (changed, polling) = state.withLock { state -> (Bool, Bool) in
-      let polling = state.wants.values.contains { $0.poll && ContinuousClock.now - $0.heardAt <= window }
+      let polling = state.wants.values.contains { $0.poll && MonotonicInstant.now() - $0.heardAt <= window }
       defer { state.polling = polling }
       return (polling != state.polling, polling)
     }

@@ -20,6 +20,10 @@ public protocol TimeSource: Sendable {
 }
 
 extension TimeSource {
+  /// The monotonic clock as the program's one elapsed-time type: what the daemon measures
+  /// intervals with (a request's retry, a flood's reports, a press's repeat).
+  public func monotonicNow() -> MonotonicInstant { MonotonicInstant(sinceOrigin: now(.monotonic)) }
+
   /// Whole seconds since the Unix epoch on the wall clock (rounded down, as the daemon's
   /// `Instant`s are).
   public func wallSeconds() -> Int64 { now(.wall).components.seconds }
