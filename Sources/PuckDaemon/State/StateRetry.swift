@@ -16,7 +16,7 @@ final class StateRetry {
   /// CLOCK_MONOTONIC; made last in `init`, as its handler needs `self`.
   private var timer: TimerHandle!
   /// When a request last made the held state files be read again (CLOCK_MONOTONIC).
-  private var lastRequested: Duration?
+  private var lastRequested: MonotonicInstant?
 
   init(
     dock: DockContext, enforcement: Enforcement, schedule: ScheduleKeeper,
@@ -40,7 +40,7 @@ final class StateRetry {
   /// status cannot keep the loop re-reading a failing card.
   func retry(before command: CommandName) {
     guard isNeeded else { return }
-    let now = dock.time.now(.monotonic)
+    let now = dock.time.monotonicNow()
     let polled: Bool
     switch command {
     case .status, .alarmList: polled = true

@@ -31,10 +31,10 @@ final class HomeAssistantBridge {
   private var publishedTimestamps: [String: String] = [:]
   private var readers: [String] = []
   /// Which bypass commands are presses (retained and repeated ones are not).
-  private var presses = NetworkPressFilter()
+  private var presses = NetworkPressFilter<MonotonicInstant>()
   /// What the log and Home Assistant hear of ignored and refused presses: a flood writes a
   /// line a minute per kind.
-  private var reports = RepeatLimiter<String>()
+  private var reports = RepeatLimiter<String, MonotonicInstant>()
   /// When the pre-alarm goes out, once per alarm.
   private var plan = PreAlarmPlan(lead: .seconds(30 * 60))
   /// The next alarm, as the last status had it.
@@ -107,7 +107,7 @@ final class HomeAssistantBridge {
       planPreAlarm()
     case .bypass(let retained):
       let topic = discovery?.bypassTopic ?? "the bypass topic"
-      switch presses.admit(retained: retained, now: dock.time.now(.monotonic)) {
+      switch presses.admit(retained: retained, now: dock.time.monotonicNow()) {
       case .retained:
         report("retained") {
           Log.warning(
@@ -135,7 +135,7 @@ final class HomeAssistantBridge {
   /// Runs `write` with what to add to its log line (how many like it were held back), at most
   /// once a minute for each `kind`.
   private func report(_ kind: String, _ write: (String) -> Void) {
-    guard let heldBack = reports.admit(kind, now: dock.time.now(.monotonic)) else { return }
+    guard let heldBack = reports.admit(kind, now: dock.time.monotonicNow()) else { return }
     write(heldBack == 0 ? "" : " (and \(heldBack) more since the last report)")
   }
 

@@ -43,7 +43,7 @@ public final class ReaderNode: Sendable {
     var seq: UInt64 = 0
     var health = DeviceCondition(.fault, "the reader has not been opened yet")
     /// Refusals logged at most once a minute per kind.
-    var refusals = RepeatLimiter<RemoteMessageError.Reason>()
+    var refusals = RepeatLimiter<RemoteMessageError.Reason, MonotonicInstant>()
   }
 
   private let configuration: Configuration
@@ -164,7 +164,7 @@ public final class ReaderNode: Sendable {
 
   /// Logs a refused message, at most once a minute for each kind of refusal.
   private func refuse(_ error: RemoteMessageError) {
-    let now = MonotonicInstant.now() - MonotonicInstant(nanoseconds: 0)
+    let now = MonotonicInstant.now()
     guard let heldBack = state.withLock({ $0.refusals.admit(error.reason, now: now) }) else { return }
     // A redelivery after a reconnect is routine; anything else may be an attack.
     log(

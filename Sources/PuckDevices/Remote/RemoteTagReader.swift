@@ -53,7 +53,7 @@ public final class RemoteTagReader: TagReader {
     /// When the health last turned into a fault (CLOCK_MONOTONIC): status says for how long.
     var faultSince: MonotonicInstant?
     /// Refusals reported to the log at most once a minute per kind.
-    var refusals = RepeatLimiter<RemoteMessageError.Reason>()
+    var refusals = RepeatLimiter<RemoteMessageError.Reason, MonotonicInstant>()
   }
 
   private let configuration: Configuration
@@ -232,7 +232,7 @@ public final class RemoteTagReader: TagReader {
   /// Reports a refused message, at most once a minute for each kind of refusal, with how many
   /// more of its kind came meanwhile: a flood writes a line a minute, not a line a message.
   private func refuse(_ error: RemoteMessageError) {
-    let now = MonotonicInstant.now() - MonotonicInstant(nanoseconds: 0)
+    let now = MonotonicInstant.now()
     guard let heldBack = state.withLock({ $0.refusals.admit(error.reason, now: now) }) else { return }
     let why =
       heldBack == 0 ? error.description : "\(error) (and \(heldBack) more like it since the last report)"
