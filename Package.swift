@@ -72,8 +72,9 @@ let package = Package(
     .systemLibrary(name: "CLinux"),
 
     // The one system layer: SystemError and the EINTR-retrying call funnel, write-all, Unix
-    // socket addresses, clocks and their conversions, the wake eventfd, backoff, and the loop
-    // machinery (EventLoop, Timer, SignalSource, DirectoryWatch, SystemdNotifier). Glibc and
+    // socket addresses, clocks and their conversions (TimeSource, MonotonicInstant), the wake
+    // eventfd, backoff, and the loop machinery (EventLoop and its TimerHandles over timerfds,
+    // SignalSource, DirectoryWatch, SystemdNotifier). Glibc and
     // CLinux only: it knows nothing of alarms, so PuckCore stays free of C and PuckSystem free
     // of the domain (Instant conversions are extensions in PuckStorage and PuckDaemon).
     .target(name: "PuckSystem", dependencies: ["CLinux"]),
