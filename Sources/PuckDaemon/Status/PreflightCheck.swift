@@ -32,21 +32,18 @@ final class PreflightCheck {
   private let dock: DockContext
   private let devices: DockDevices
   private let schedule: ScheduleKeeper
-  /// Ends the wait for answers (CLOCK_MONOTONIC).
-  private let deadline: any LoopTimer
+  /// Ends the wait for answers (CLOCK_MONOTONIC); made last in `init`, as its handler needs
+  /// `self`.
+  private var deadline: TimerHandle!
   private var pending: Pending?
   /// The last finished check; nil before the first.
   private(set) var last: PreflightReport?
 
   init(dock: DockContext, devices: DockDevices, schedule: ScheduleKeeper) throws(SystemError) {
-    deadline = try dock.time.makeTimer(.monotonic)
     self.dock = dock
     self.devices = devices
     self.schedule = schedule
-  }
-
-  func watch(on loop: EventLoop<LoopMessage>) throws(SystemError) {
-    try loop.watch(deadline) { [unowned self] firing in
+    deadline = try dock.loop.timer(.monotonic) { [unowned self] firing in
       if firing == .expired { self.finish() }
     }
   }

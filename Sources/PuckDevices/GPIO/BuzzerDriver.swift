@@ -1,4 +1,5 @@
 import PuckCore
+import PuckSystem
 
 /// The dock's active buzzer on a GPIO line (docs/DESIGN.md W2, V6): while ringing it beeps the
 /// `[buzzer]` pattern (on for `on`, off for `off`, repeated); `stop()` silences it at once; a

@@ -189,7 +189,7 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
       try Self.call("gpiod_line_event_read", action) { gpiod_line_event_read(line, &event) }
       let kind: GPIOEdge.Kind =
         Int(event.event_type) == Int(GPIOD_LINE_EVENT_RISING_EDGE) ? .rising : .falling
-      return GPIOEdge(kind, at: MonotonicInstant(event.ts))
+      return GPIOEdge(kind, at: MonotonicInstant(reading: event.ts))
     #endif
   }
 

@@ -1,4 +1,5 @@
 import PuckCore
+import PuckSystem
 
 /// What the status LED says.
 public enum LEDIndication: Hashable, Sendable, CustomStringConvertible {
