@@ -48,7 +48,7 @@ extension SetupCommand {
   func tryWiredParts(_ config: DockConfig, status: DockStatus?, configPath: String)
     -> (changes: [Change], findings: [String: String])
   {
-    let chips = GPIOLineRequest.allChipPaths()
+    let chips = GPIOLineRequest.chipNames()
     let anyConfigured = Self.wiredParts.contains { Self.configured($0, in: config) != nil }
     say("Buzzer, button, LED:")
     guard !chips.isEmpty || anyConfigured else {

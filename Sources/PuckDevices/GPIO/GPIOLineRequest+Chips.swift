@@ -20,7 +20,7 @@ extension GPIOLineRequest {
 
   /// Every `/dev/gpiochipN`, in chip-number order. (libgpiod 1.6's chip iterator and 2.x's
   /// tools scan /dev the same way; doing it here keeps one search for both APIs.)
-  public static func allChipPaths() -> [String] {
+  static func allChipPaths() -> [String] {
     guard let directory = opendir("/dev") else { return [] }
     defer { closedir(directory) }
     var names: [String] = []
