@@ -84,8 +84,9 @@ let package = Package(
     .systemLibrary(name: "CLinux"),
 
     // The one system layer: SystemError and the EINTR-retrying call funnel, write-all, Unix
-    // socket addresses, clocks and their conversions, the wake eventfd, backoff, and the loop
-    // machinery (EventLoop, Timer, SignalSource, DirectoryWatch, SystemdNotifier). Glibc and
+    // socket addresses, clocks and their conversions (TimeSource, MonotonicInstant), the wake
+    // eventfd, backoff, and the loop machinery (EventLoop and its TimerHandles over timerfds,
+    // SignalSource, DirectoryWatch, SystemdNotifier). Glibc and
     // CLinux only: it knows nothing of alarms, so PuckCore stays free of C and PuckSystem free
     // of the domain (Instant conversions are extensions in PuckStorage and PuckDaemon).
     .target(name: "PuckSystem", dependencies: ["CLinux"]),
@@ -131,7 +132,7 @@ let package = Package(
     // Benchmark tooling: the schedule's catch-up and next fire after a clock step, at scale.
     .executableTarget(name: "puck-schedule-bench", dependencies: ["PuckCore", "PuckStorage", "PuckSystem"]),
     // Test tooling: recording and scripted GPIO lines (there is no GPIO chip to test against here).
-    .target(name: "GPIODoubles", dependencies: ["PuckDevices"]),
+    .target(name: "GPIODoubles", dependencies: ["PuckDevices", "PuckSystem"]),
 
     .testTarget(name: "PuckSystemTests", dependencies: ["PuckSystem"]),
     .testTarget(name: "PuckCoreTests", dependencies: ["PuckCore"]),

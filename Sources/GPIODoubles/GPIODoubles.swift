@@ -2,6 +2,7 @@
 // a GPIO chip). Shared by the device tests and the daemon tests.
 import Glibc
 import PuckDevices
+import PuckSystem
 import Synchronization
 
 /// A clock that moves only when the test says so. Starts at an arbitrary non-zero instant, so
@@ -120,7 +121,7 @@ public final class ScriptedInputLine: GPIOInputLine, Sendable {
   public func failReads(with error: GPIOError?) { script.withLock { $0.failure = error } }
 
   public func waitForEdge(timeout: Duration) throws(GPIOError) -> GPIOEdge? {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = MonotonicInstant.now() + timeout
     while true {
       let (edge, failure) = script.withLock { script -> (GPIOEdge?, GPIOError?) in
         script.waits += 1
@@ -128,7 +129,7 @@ public final class ScriptedInputLine: GPIOInputLine, Sendable {
         return (script.edges.isEmpty ? nil : script.edges.removeFirst(), nil)
       }
       if let failure { throw failure }
-      if edge != nil || !blocking || ContinuousClock.now >= deadline { return edge }
+      if edge != nil || !blocking || MonotonicInstant.now() >= deadline { return edge }
       // Stands in for the kernel's wait on the reader thread; the test itself never sleeps.
       usleep(1000)
     }

@@ -143,11 +143,9 @@ extension PN532Emulator {
     nanosleep(&interval, nil)
   }
 
+  /// The chip model's time: CLOCK_MONOTONIC since its origin. The model (`PN532Chip`,
+  /// `UARTLine`) is pure and counts in `Duration`s, so its tests give it times by hand.
   static func now() -> Duration {
-    SystemClock.monotonic.now()
-  }
-
-  static func monotonicNow() -> Int64 {
-    SystemClock.monotonic.now().roundedUpNanoseconds
+    MonotonicInstant.now().sinceOrigin
   }
 }

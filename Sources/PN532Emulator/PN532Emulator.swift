@@ -307,9 +307,9 @@ public final class PN532Emulator: Sendable {
 
   /// Hands a request to the read thread and waits (up to 2 s) until it has been carried out.
   private func send(_ request: Request) {
-    let deadline = Self.monotonicNow() + 2_000_000_000
+    let deadline = MonotonicInstant.now() + .seconds(2)
     // One request at a time: wait for an earlier caller's to finish.
-    while Self.monotonicNow() < deadline {
+    while MonotonicInstant.now() < deadline {
       let posted = shared.withLock { state -> Bool in
         guard !state.stopped else { return true }
         guard state.request == nil else { return false }
@@ -319,7 +319,7 @@ public final class PN532Emulator: Sendable {
       if posted { break }
       Self.pause()
     }
-    while Self.monotonicNow() < deadline {
+    while MonotonicInstant.now() < deadline {
       let done = shared.withLock { $0.request == nil || $0.stopped }
       if done { return }
       Self.pause()

@@ -59,9 +59,9 @@ public final class Daemon {
     signal(SIGPIPE, SIG_IGN)
     // Block the signals before any other thread exists, so every thread inherits the mask.
     signals = try SignalSource(environment.signals)
-    loop = try EventLoop()
+    loop = try EventLoop(time: time)
     notifier = SystemdNotifier(environment: environment.variables)
-    watchdog = try Watchdog(time: time, notifier: notifier)
+    watchdog = try Watchdog(loop: loop, notifier: notifier)
     settings = Settings(options: options, zones: environment.zones)
     // Before anything reads or writes state, opens devices or touches the socket: a second
     // daemon must leave the first one's files, reader and clients alone.
@@ -70,7 +70,9 @@ public final class Daemon {
     let inbox = loop.inbox
     let dock = DockContext(
       time: time, loop: loop, settings: settings, state: state, changes: changes, notifier: notifier)
-    lines = DockLines(gpio: environment.gpio) { event in inbox.post(.button(event)) }
+    lines = DockLines(gpio: environment.gpio, configFile: options.configPath) { event in
+      inbox.post(.button(event))
+    }
     ringer = Ringer(
       settings: settings, changes: changes, lines: lines, inbox: inbox, makeAudio: environment.makeAudio,
       offLoop: environment.offLoop)
@@ -145,13 +147,8 @@ public final class Daemon {
     try loop.watch(signals.fd) { [unowned self] _ in
       for signal in self.signals.drain() { self.received(signal: signal) }
     }
-    try schedule.watch(on: loop)
-    try enforcement.watch(on: loop)
-    try retry.watch(on: loop)
     settings.watchZone(on: loop) { [unowned self] in self.schedule.refresh() }
-    try watchdog.watch(on: loop)
-    try preflight.watch(on: loop)
-    try awake.watch(on: loop)
+    try watchdog.start()
 
     // Resume what was open when the daemon last stopped (crash, kill -9, power loss), then ring
     // or record whatever fell due while it was down.
@@ -163,7 +160,7 @@ public final class Daemon {
     missed.recordSlice()
 
     server = try ControlServer(
-      path: options.socketPath, time: environment.time, loop: loop,
+      path: options.socketPath, loop: loop,
       isPrivileged: { [unowned self] peer in self.router.role(of: peer) >= .member }
     ) { [unowned self] client, request in
       self.router.received(request, from: client)

@@ -7,9 +7,13 @@ public struct DeviceCondition: Hashable, Sendable {
   public var state: DeviceHealth.State
   /// "testchip line 18: off", "PN532 v1.6 on pn532_uart:/dev/serial0", the fault and its fix.
   public var detail: String
+  /// The libgpiod failure behind a `.fault` of a buzzer, button or LED, from which the daemon,
+  /// which knows the config file, says what to do next (`GPIOError.nextStep`).
+  public var gpioFault: GPIOError?
 
-  public init(_ state: DeviceHealth.State, _ detail: String) {
+  public init(_ state: DeviceHealth.State, _ detail: String, gpioFault: GPIOError? = nil) {
     self.state = state
     self.detail = detail
+    self.gpioFault = gpioFault
   }
 }

@@ -35,6 +35,11 @@ public final class Wakeup: Sendable {
     try FileDescriptor("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
   }
 
+  /// Closes the eventfd now; later signals and waits do nothing (`fd` is -1).
+  public func close() {
+    descriptor.close()
+  }
+
   /// Wakes the sleeper (or makes its next wait return at once).
   public func signal() {
     var one: UInt64 = 1

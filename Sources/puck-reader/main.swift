@@ -16,8 +16,9 @@ enum PuckReader {
       --name NAME           the name the dock enrolled it under (sudo puckctl reader add NAME)
       --key-file PATH       its key, as 'reader add' printed it; root-only (mode 0600)
       --broker HOST[:PORT]  the MQTT broker (default 127.0.0.1:1883)
-      --reader CONNSTRING   the libnfc device (default: the first one libnfc finds), e.g.
-                            pn532_uart:/dev/serial0
+      --reader CONNSTRING   the libnfc device (default: the first one libnfc finds, which is
+                            never a PN532 on UART, I2C or SPI), e.g. pn532_uart:/dev/serial0
+                            (a Pi 3, 4 or Zero 2 W), pn532_uart:/dev/ttyAMA0 (a Pi 5)
       --username USER, --password-file PATH   the node's broker account; the file as the key (0600)
       --ca-file PATH        the CA that signed the broker's certificate: TLS
       --poll-interval DURATION   how often the reader polls while a dock wants it (default

@@ -64,10 +64,14 @@ struct ClientCommands {
     return ExitCode(failure.kind)
   }
 
-  /// The pre-flight check's report: one line per part.
+  /// The pre-flight check's report: the verdict, one line per part, and under a failed part
+  /// what to do next.
   private func printCheck(_ report: PreflightReport) {
-    print("pre-flight check \(report.passed ? "passed" : "FAILED"):")
-    for part in report.parts { print("  \(part.line)") }
+    print(report.verdict)
+    for part in report.parts {
+      print("  \(part.line)")
+      if let next = part.next { print("      next: \(next)") }
+    }
   }
 
   /// Forgets a puck; the last one, while an enabled alarm needs one, only after the word

@@ -1,6 +1,7 @@
 import Glibc
 import PuckCore
 import PuckDevices
+import PuckSystem
 import Synchronization
 
 /// One reader opened through libnfc with an explicit connstring, as `puckctl setup` tries each
@@ -52,7 +53,7 @@ final class ReaderProbe: Sendable {
 
   /// Takes events in order until `match` finds one, up to `limit`.
   private func first<Value>(within limit: Duration, _ match: (TagReaderEvent) -> Value?) -> Value? {
-    let deadline = ContinuousClock.now + limit
+    let deadline = MonotonicInstant.now() + limit
     while true {
       let taken = inbox.events.withLock { pending in
         defer { pending.removeAll() }
@@ -61,7 +62,7 @@ final class ReaderProbe: Sendable {
       for event in taken {
         if let value = match(event) { return value }
       }
-      guard ContinuousClock.now < deadline else { return nil }
+      guard MonotonicInstant.now() < deadline else { return nil }
       usleep(20_000)
     }
   }

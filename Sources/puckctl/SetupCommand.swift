@@ -31,6 +31,10 @@ struct SetupCommand {
     var tag: String?
     /// The ALSA device that opened (and, asked, was heard); nil when none did.
     var audio: String?
+    /// The buzzer's, button's and LED's findings: ok, opens, not confirmed, none, failed: why.
+    var parts: [String: String] = [:]
+    /// The reader nodes puckd has, when no reader answered on this board.
+    var readerNodes: [String]?
     var configPath = ""
     var configWritten = false
     var configBackup: String?
@@ -41,8 +45,8 @@ struct SetupCommand {
   }
 
   private var root: String { request.text(.root) ?? "/" }
-  private var assumeYes: Bool { request.flag(.yes) }
-  private var json: Bool { request.flag(.json) }
+  var assumeYes: Bool { request.flag(.yes) }
+  var json: Bool { request.flag(.json) }
 
   func run(configPath: String) throws -> ExitCode {
     var report = Report(configPath: configPath)
@@ -77,21 +81,31 @@ struct SetupCommand {
         tag.map { "  the reader reads the tag \($0.masked)" }
           ?? "  no tag seen; the reader answers all the same")
     }
-    guard let reader else {
-      say(
-        "No reader answered. Check its wiring and switches (hardware/README.md). A reader out of cable "
-          + "reach, in the kitchen say, can be a reader node: a second board that sends signed scans over "
-          + "MQTT (hardware/README.md, 'Reader node'; sudo puckctl reader add NAME).")
-      return finish(report, .failure)
+    if reader == nil {
+      let nodes = status == nil ? [] : enrolledNodes()
+      report.readerNodes = nodes
+      if nodes.isEmpty {
+        say("No reader answered. Check its wiring and switches (hardware/README.md).")
+        guard try offerReaderNode(daemonRunning: status != nil) else { return finish(report, .failure) }
+        report.readerNodes = enrolledNodes()
+      } else {
+        say("  no reader on this board; puckd's reader nodes end a wake-up:")
+        for node in nodes { say("    \(node)") }
+      }
     }
 
     // What to write: a reader found by probing (puckd's own, answering already, is left as it
-    // is), and the sound device heard.
-    var changes: [(section: String, key: String, value: String)] = []
-    if probe != nil && configured != .connstring(reader) { changes.append(("reader", "device", reader)) }
+    // is), the sound device heard and the wired parts confirmed.
+    var changes: [Change] = []
+    if let reader, probe != nil && configured != .connstring(reader) {
+      changes.append(("reader", "device", reader))
+    }
     let sound = chooseSound(configured: config.audio.device)
     report.audio = sound
     if let sound, sound != config.audio.device { changes.append(("audio", "device", sound)) }
+    let wired = tryWiredParts(config, status: status, configPath: configPath)
+    report.parts = wired.findings
+    changes += wired.changes
 
     if changes.isEmpty {
       say("Config:       \(configPath) has what this dock uses; nothing to change")
@@ -216,9 +230,7 @@ struct SetupCommand {
   /// Writes the changes into the config, keeping the rest; the old file, if any, is kept
   /// beside it under a name of its own (returned). The new text is read back by the daemon's
   /// parser before anything is written.
-  private func write(
-    _ changes: [(section: String, key: String, value: String)], over before: String?, to path: String
-  ) throws -> String? {
+  private func write(_ changes: [Change], over before: String?, to path: String) throws -> String? {
     var text = before ?? ""
     for change in changes {
       text = DockConfig.setting(change.key, in: change.section, to: change.value, text: text)
@@ -251,7 +263,7 @@ struct SetupCommand {
 
   /// A yes/no question; Enter is yes. With --yes it is answered yes; with no answer to read
   /// (standard input at its end) it is no, and nothing changes.
-  private func ask(_ question: String) -> Bool {
+  func ask(_ question: String) -> Bool {
     if assumeYes { return true }
     say(question + " [Y/n] ", newline: false)
     guard let answer = readLine()?.lowercased().trimmingSuffix(" ") else { return false }
@@ -260,7 +272,7 @@ struct SetupCommand {
 
   /// A line for the person: on standard output, or on standard error with --json, whose
   /// standard output is the report alone.
-  private func say(_ text: String, newline: Bool = true) {
+  func say(_ text: String, newline: Bool = true) {
     let line = text + (newline ? "\n" : "")
     if json {
       PuckCtl.printError(String(line.dropLast(newline ? 1 : 0)))

@@ -21,11 +21,18 @@ struct StatusText {
 
   func render(_ status: DockStatus) -> String {
     var lines: [String] = []
+    let warnings = status.warnings ?? []
     if status.protected {
-      lines.append("PROTECTED")
+      lines.append(warnings.isEmpty ? "PROTECTED" : "PROTECTED, with a WARNING:")
     } else {
       lines.append("NOT PROTECTED")
       for reason in status.reasonLines { lines.append("  - \(reason)") }
+    }
+    // A part the config names that failed is said here, where someone getting into bed looks,
+    // with what to do about it.
+    for warning in warnings {
+      lines.append("  ! \(warning.text)")
+      if let next = warning.next { lines.append("    next: \(next)") }
     }
     for view in status.guards {
       if view.ringing {
@@ -71,7 +78,14 @@ struct StatusText {
     }
     for device in status.devices {
       let name = (device.name.prefix(1).uppercased() + device.name.dropFirst() + ":").padding(10)
-      lines.append("\(name)\(device.state.rawValue)\(device.detail.isEmpty ? "" : " — \(device.detail)")")
+      // A configured part that does not work is FAILED, as in `puckctl check`; the wire keeps
+      // the state's code, `fault`.
+      let state = device.state == .fault ? "FAILED" : device.state.rawValue
+      lines.append("\(name)\(state)\(device.detail.isEmpty ? "" : " — \(device.detail)")")
+      // The next step is under the warning at the top when there is one.
+      if let next = device.next, !warnings.contains(where: { $0.next == next }) {
+        lines.append("          next: \(next)")
+      }
     }
     switch status.clockSynchronized {
     case true?: lines.append("Clock:    synchronised (\(status.zone))")
@@ -83,7 +97,8 @@ struct StatusText {
       // When it ran and what each part found; the details are one command away.
       let parts = check.parts.map { "\($0.name) \($0.ok ? "ok" : "FAILED")" }.joined(separator: ", ")
       lines.append(
-        "Check:    \(check.passed ? "passed" : "FAILED") \(local(check.at)) (\(check.trigger.rawValue)): \(parts) "
+        "Check:    \(check.passed ? check.warnings.isEmpty ? "passed" : "passed with a WARNING" : "FAILED") "
+          + "\(local(check.at)) (\(check.trigger.rawValue)): \(parts) "
           + "— details: puckctl check")
     }
     for problem in status.problems { lines.append("Problem:  \(problem)") }

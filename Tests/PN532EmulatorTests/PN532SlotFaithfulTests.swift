@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 import Testing
 
 @testable import PN532Emulator
@@ -156,18 +157,17 @@ private final class TimedSerialClient {
   /// Sends `command` and reads until `count` bytes came (or 2 s passed): what came, and the
   /// time from before the write to the last byte read.
   func exchange(_ command: [UInt8], expecting count: Int) -> (received: [UInt8], elapsed: Duration) {
-    let clock = ContinuousClock()
-    let start = clock.now
+    let start = MonotonicInstant.now()
     _ = command.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     var received: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 256)
-    while received.count < count, clock.now - start < .seconds(2) {
+    while received.count < count, MonotonicInstant.now() - start < .seconds(2) {
       var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
       guard poll(&descriptor, 1, 20) > 0 else { continue }
       let got = read(fd, &buffer, min(buffer.count, count - received.count))
       if got <= 0 { break }
       received += buffer[0..<got]
     }
-    return (received, clock.now - start)
+    return (received, MonotonicInstant.now() - start)
   }
 }

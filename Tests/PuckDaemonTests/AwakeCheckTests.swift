@@ -5,6 +5,7 @@ import PuckCore
 import PuckDaemon
 import PuckDevices
 import PuckStorage
+import PuckSystem
 import Testing
 
 /// Issue 13 item 4 on the manual clock (docs/DESIGN.md W17): `awake_check` after a scan ended

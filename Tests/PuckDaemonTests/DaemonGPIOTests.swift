@@ -5,6 +5,7 @@ import PuckCore
 import PuckDaemon
 import PuckDevices
 import PuckStorage
+import PuckSystem
 import Synchronization
 import Testing
 
@@ -14,8 +15,8 @@ private final class GPIODock: @unchecked Sendable {
   // @unchecked: the doubles are Sendable; `stopper` and `exitCode` are written once by the
   // daemon thread before `started`/`finished` are signalled and read after.
   let directory: String
-  let buzzer = RecordingOutputLine(clock: ManualClock())
-  let led = RecordingOutputLine(clock: ManualClock())
+  let buzzer = RecordingOutputLine(clock: GPIODoubles.ManualClock())
+  let led = RecordingOutputLine(clock: GPIODoubles.ManualClock())
   let button = ScriptedInputLine(blocking: true)
   private var stopper: DaemonStopper?
   private var exitCode: Int32?

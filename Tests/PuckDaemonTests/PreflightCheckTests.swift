@@ -190,4 +190,83 @@ struct PreflightCheckTests {
     try waitFor("the LED flickers") { led.drives.filter(\.on).count >= 2 }
     #expect(try dock.guards().isEmpty, "nothing rings for a check")
   }
+
+  @Test(
+    "a buzzer, button and LED the config names that cannot be opened: FAILED with a next step, never absent; the check passes, the dock stays protected"
+  )
+  func configuredPartsThatCannotBeOpened() throws {
+    let missingChip: GPIOOutputOpener = { settings throws(GPIOError) in
+      throw GPIOError(function: "gpiod_chip_open", code: ENOENT, action: "cannot open \(settings.chip)")
+    }
+    let busy: GPIOInputOpener = { _ throws(GPIOError) in
+      throw GPIOError(
+        function: "gpiod_line_request_both_edges_events_flags", code: EBUSY,
+        action: "cannot request gpiochip0 line 17 (GPIO17)", holder: "foo")
+    }
+    let dock = try ManualDock(
+      at: "2026-03-02T06:00:00Z",
+      config:
+        "[buzzer]\nchip = gpiochip99\nline = 22\n[button]\nline = GPIO17\n[led]\nchip = gpiochip99\nline = 27\n"
+    )
+    dock.gpio = GPIOOpeners(buzzer: missingChip, led: missingChip, button: busy)
+    try dock.start()
+    try dock.addAlarm(6, 30, days: Set(Weekday.allCases))
+    // The button's reader thread reports its fault.
+    try waitFor("the button's fault") {
+      try dock.settle()
+      return try dock.status().devices.first { $0.name == "button" }?.state == .fault
+    }
+    let status = try dock.status()
+    #expect(status.protected, "the audio still rings: \(status.reasons)")
+    let devices = Dictionary(uniqueKeysWithValues: status.devices.map { ($0.name, $0) })
+    for name in ["buzzer", "button", "led"] {
+      #expect(devices[name]?.state == .fault, "\(name) is FAILED, never absent: \(status.devices)")
+    }
+    let config = dock.directory + "/puckd.conf"
+    let buzzerNext = try #require(devices["buzzer"]?.next)
+    #expect(buzzerNext.contains("no /dev/gpiochip99"), "\(buzzerNext)")
+    // Which chips there are depends on the machine; the file and the section are named either way.
+    #expect(buzzerNext.contains("[buzzer]"))
+    #expect(buzzerNext.contains(config))
+    #expect(
+      devices["button"]?.next?.hasPrefix(
+        "the line GPIO17 is held by \"foo\": stop that program (or remove the config.txt overlay that claims the pin), "
+          + "or choose another free line: line = in [button] of \(config)") == true,
+      "\(devices["button"]?.next ?? "")")
+    #expect(devices["led"]?.next?.contains("[led]") == true && devices["led"]?.next?.contains(config) == true)
+    #expect(
+      status.warnings?.map(\.code) == ["part-failed", "part-failed", "part-failed"],
+      "\(status.warnings ?? [])")
+    #expect(status.warnings?.first?.next == buzzerNext)
+
+    let (reply, report) = try check(dock)
+    #expect(reply.ok == true, "a part the alarm does without does not fail the check")
+    #expect(report.passed)
+    #expect(report.warnings.map(\.name) == ["buzzer", "button", "led"])
+    let buzzer = try part("buzzer", of: report)
+    #expect(!buzzer.ok)
+    #expect(buzzer.severity == .warning)
+    #expect(buzzer.next == buzzerNext)
+    #expect(buzzer.detail.hasPrefix("cannot open gpiochip99: No such file or directory"))
+    #expect(try part("led", of: report).next?.contains("[led]") == true)
+    let after = try dock.status()
+    #expect(after.protected, "\(after.reasons)")
+    #expect(after.reasonCodes?.contains { $0.code == "check-failed" } == false)
+  }
+
+  @Test("parts the config does not name stay absent: no button or LED part, the buzzer 'not configured'")
+  func unnamedPartsAreAbsent() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    try dock.start()
+    let status = try dock.status()
+    for name in ["buzzer", "button", "led"] {
+      #expect(status.devices.first { $0.name == name }?.state == .absent)
+    }
+    #expect(status.warnings == [])
+    let (_, report) = try check(dock)
+    #expect(!report.parts.map(\.name).contains("button"))
+    #expect(!report.parts.map(\.name).contains("led"))
+    #expect(try part("buzzer", of: report).ok)
+    #expect(report.warnings.isEmpty)
+  }
 }

@@ -16,19 +16,28 @@ extension DockConfig {
     # A plain number is seconds. Yes/no values: yes, no, true, false, on, off, 1, 0.
 
     [reader]
-    # Which NFC reader to poll for the paired tag.
-    #   auto       libnfc's default device (from /etc/nfc/libnfc.conf or autodetection)
+    # Which NFC reader to poll for the paired tag ("sudo puckctl setup" finds it and sets this).
+    #   auto       the first reader libnfc finds: one named in /etc/nfc/libnfc.conf
+    #              (device.connstring) or in a file of /etc/nfc/devices.d, otherwise a USB
+    #              reader (ACR122U). Never a PN532 on UART, I2C or SPI: libnfc probes those
+    #              only with allow_intrusive_scan, which Debian leaves off and which must stay
+    #              off on a Pi (it writes to every serial port, the Bluetooth UART and a serial
+    #              console included). Name such a reader here instead.
     #   simulated  no reader; scans come from "puckctl scan UID" (for rehearsals and tests)
     #   none       no reader on the dock; only remote readers ("puckctl reader add NAME")
-    #   otherwise  a libnfc connstring: pn532_uart:/dev/serial0 (on a Pi 5 pn532_uart:/dev/ttyAMA0:
-    #              its serial0 is the debug connector), pn532_i2c:/dev/i2c-1, acr122_usb, ...
+    #   otherwise  a libnfc connstring: pn532_uart:/dev/serial0 on a Pi 3, 4 or Zero 2 W (the
+    #              UART on GPIO 14/15), pn532_uart:/dev/ttyAMA0 on a Pi 5 (its serial0 is the
+    #              debug connector), pn532_i2c:/dev/i2c-1, pn532_spi:/dev/spidev0.0:500000,
+    #              acr122_usb
     #device = auto
     # How often to look for a tag while a wake-up is open or a pairing waits, 10ms to 1s. Shorter
     # sees the puck sooner and costs more CPU (docs/BENCHMARKS.md "Detection").
     #poll_interval = 30ms
 
     [audio]
-    # The ALSA PCM to play on: default, plughw:CARD=Headphones, pulse, ... ("aplay -L" lists them).
+    # The ALSA PCM to play on ("aplay -L" lists them): default, plughw:CARD=Headphones (the
+    # 3.5 mm jack of a Pi 3 or 4), plughw:CARD=MAX98357A (a MAX98357A amplifier on I2S with
+    # dtoverlay=max98357a), hdmi:CARD=vc4hdmi0,DEV=0, ...; not pulse or a desktop's default.
     #device = default
     # A sound file to play (an absolute path): WAV, FLAC, Ogg Vorbis, Opus or MP3, at most 5
     # minutes (it loops). It is decoded at start and on reload (SIGHUP), never when an alarm

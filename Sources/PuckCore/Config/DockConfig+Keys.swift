@@ -9,9 +9,12 @@ extension DockConfig {
       keys: [
         ConfigKey(
           "device", \.reader.device, .readerDevice,
-          doc: "Which reader to poll: auto (libnfc's default device), simulated (no reader; scans come"
-            + " from puckctl scan), none (only remote readers) or a libnfc connstring such as"
-            + " pn532_uart:/dev/ttyAMA0, pn532_i2c:/dev/i2c-1 or acr122_usb."),
+          doc: "Which reader to poll: auto (the first reader libnfc finds: one named in"
+            + " /etc/nfc/libnfc.conf or /etc/nfc/devices.d, else a USB reader; never a PN532 on UART,"
+            + " I2C or SPI, which libnfc probes only with allow_intrusive_scan, off on Debian and to be"
+            + " left off on a Pi), simulated (no reader; scans come from puckctl scan), none (only remote"
+            + " readers) or a libnfc connstring such as pn532_uart:/dev/serial0 (pn532_uart:/dev/ttyAMA0"
+            + " on a Pi 5, whose serial0 is the debug connector), pn532_i2c:/dev/i2c-1 or acr122_usb."),
         ConfigKey(
           "poll_interval", \.reader.pollInterval, .duration(ReaderSettings.pollIntervalRange),
           doc: "How often to look for the tag while a wake-up is open or a pairing waits: shorter sees"

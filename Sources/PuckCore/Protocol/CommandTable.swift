@@ -137,7 +137,8 @@ extension CommandName {
         self, ["status"], .anyone, [.json], summary: "is the dock protected? next alarm, wake-ups, devices",
         details: """
           Next alarm, open wake-ups, reader/audio/buzzer health, pairing, clock sync, and whether the
-          dock is protected. Exits 1 when it is not protected, and says why.
+          dock is protected. Exits 1 when it is not protected, and says why. A part the config
+          names that failed is FAILED with a WARNING and what to do next under the verdict.
           """)
     case .pair:
       return CommandSpec(
@@ -306,11 +307,15 @@ extension CommandName {
           Runs the pre-flight check now, as puckd does at start and [enforcement] check_before
           (10 min) ahead of every alarm: the reader answers, the pairing file reads back and
           holds the paired tag, the audio device opens and the sound is loaded, the buzzer line
-          is held, the clock is synchronised, every remote reader is online, and the alarm timer
-          the kernel holds is the next alarm's. One line per part. Exits 1 when any part failed,
-          the clock included: an unsynchronised clock alone makes it 1. To tell the parts apart,
-          read --json: each of check.parts has its name (reader, pairing, audio, sound, buzzer,
-          clock, timer, remote NAME) and ok.
+          (and the button and LED lines the config names) is held, the clock is synchronised,
+          every remote reader is online, and the alarm timer the kernel holds is the next
+          alarm's. One line per part, and under a FAILED part what to do next. Exits 1 when a
+          part the alarm needs failed, the clock included: an unsynchronised clock alone makes it
+          1. A buzzer, button or LED the config names that cannot be opened is FAILED too, as a
+          WARNING: the alarm rings without it, so it alone leaves the exit status 0. To tell the
+          parts apart, read --json: each of check.parts has its name (reader, pairing, audio,
+          sound, buzzer, button, led, clock, timer, remote NAME), ok, and for a failed part next
+          and, when it is only a warning, severity "warning".
           """)
     case .awake:
       return CommandSpec(

@@ -2,8 +2,10 @@
 /// `NetworkBypassPolicy` judges them. A retained command is the broker handing an old message
 /// to a new subscription (after every restart or reconnect), not someone pressing now; a
 /// command within `repeatWindow` of the last press is that press again (a double click, a
-/// redelivery). Pure: the caller gives the time on a clock that does not step.
-public struct NetworkPressFilter: Hashable, Sendable {
+/// redelivery). Pure: the caller gives the time as a `Moment` on a clock that does not step
+/// (PuckSystem's `MonotonicInstant` in the shell).
+public struct NetworkPressFilter<Moment: InstantProtocol>: Hashable, Sendable
+where Moment.Duration == Duration {
   /// What a command is.
   public enum Verdict: Hashable, Sendable {
     case press
@@ -14,16 +16,16 @@ public struct NetworkPressFilter: Hashable, Sendable {
   }
 
   /// How soon after a press another one is the same press.
-  public static let repeatWindow: Duration = .seconds(2)
+  public static var repeatWindow: Duration { .seconds(2) }
 
-  private var lastPress: Duration?
+  private var lastPress: Moment?
 
   public init() {}
 
   /// What a command that arrived at `now`, with the broker's `retained` flag, is.
-  public mutating func admit(retained: Bool, now: Duration) -> Verdict {
+  public mutating func admit(retained: Bool, now: Moment) -> Verdict {
     guard !retained else { return .retained }
-    if let lastPress, now - lastPress < Self.repeatWindow { return .repeated }
+    if let lastPress, lastPress.duration(to: now) < Self.repeatWindow { return .repeated }
     lastPress = now
     return .press
   }

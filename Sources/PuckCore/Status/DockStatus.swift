@@ -41,14 +41,20 @@ public struct DeviceHealth: Hashable, Sendable, Codable {
   public var state: State
   /// What it is or what went wrong ("PN532 v1.6 on pn532_uart:/dev/serial0", "cannot open 'default': No such device").
   public var detail: String
+  /// For a part that failed, what a builder does next, in words that name the file, the
+  /// section and the key ("the line GPIO22 is held by "foo": stop that program, … or choose
+  /// another free line: line = in [buzzer] of /etc/puckalarm/puckd.conf"); nil when `detail` says it all,
+  /// or from an older puckd.
+  public var next: String?
 
   /// Where the device stands.
   public enum State: String, Hashable, Sendable, Codable {
     /// Present and answering.
     case ok
-    /// Configured but failing; `detail` says how and what to try.
+    /// Configured but failing; `detail` says how and `next` what to do. Shown as FAILED.
     case fault
-    /// Not configured (no `[buzzer]` section, say).
+    /// Not configured (no `[buzzer]` section, say). Never a part the config names that cannot
+    /// be opened: that is a `fault`.
     case absent
     /// Stands in for real hardware (`--simulate`).
     case simulated
@@ -115,6 +121,9 @@ public struct DockStatus: Hashable, Sendable, Codable {
   /// Every paired puck (`pairedTag` is the first's tag, for older readers); nil from an older
   /// puckd.
   public var pucks: [PuckView]?
+  /// Parts the config names that failed without costing protection (a buzzer that cannot be
+  /// opened while the audio works, say), each with what to do next; nil from an older puckd.
+  public var warnings: [StatusWarning]?
 
   /// A wake-up check as status shows it.
   public struct AwakeCheckView: Hashable, Sendable, Codable {

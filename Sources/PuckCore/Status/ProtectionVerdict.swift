@@ -4,6 +4,9 @@
 public struct ProtectionVerdict: Hashable, Sendable {
   /// Every reason against, most urgent first; empty when protected.
   public var reasons: [ProtectionReason]
+  /// What does not cost protection but must be seen before bed: a part the config names that
+  /// failed while something else can still ring (`StatusWarning.warnings(for:)`).
+  public var warnings: [StatusWarning]
 
   /// True when nothing stands against the wake-up.
   public var protected: Bool { reasons.isEmpty }
@@ -64,5 +67,6 @@ public struct ProtectionVerdict: Hashable, Sendable {
       reasons.append(.problemsNeedAttention(count: problems))
     }
     self.reasons = reasons
+    warnings = StatusWarning.warnings(for: snapshot.devices)
   }
 }

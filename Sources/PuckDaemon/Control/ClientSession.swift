@@ -2,25 +2,22 @@ import PuckSystem
 
 /// A client's exchange with a flow that ends at a deadline unless something ends it first:
 /// pairing (no tag in time), the rehearsal (each phase's length) and the override (its delay).
-/// It holds the client, the deadline's monotonic timer watched on the loop, and what the flow
-/// keeps about the exchange (`detail`).
+/// It holds the client, the deadline's monotonic timer on the loop, and what the flow keeps
+/// about the exchange (`detail`).
 struct ClientSession<Detail> {
   /// Who asked, and hears how it ends.
   let client: ControlServer.Client
   /// What the flow keeps about the exchange.
   var detail: Detail
-  private let timer: any LoopTimer
-  private let loop: EventLoop<LoopMessage>
+  private let timer: TimerHandle
 
   /// Starts the exchange: `expired` runs on the loop `after` from now, unless `end()` comes first.
   init(
     client: ControlServer.Client, detail: Detail, dock: DockContext, after: Duration,
     expired: @escaping () -> Void
   ) throws(SystemError) {
-    timer = try dock.time.makeTimer(.monotonic)
+    timer = try dock.loop.timer(.monotonic) { _ in expired() }
     try timer.arm(after: after)
-    try dock.loop.watch(timer) { _ in expired() }
-    loop = dock.loop
     self.client = client
     self.detail = detail
   }
@@ -30,8 +27,8 @@ struct ClientSession<Detail> {
     try timer.arm(after: after)
   }
 
-  /// Stops the deadline's timer: the exchange is over.
+  /// Cancels the deadline's timer: the exchange is over.
   func end() {
-    loop.unwatch(timer.fd)
+    timer.cancel()
   }
 }

@@ -27,7 +27,7 @@ final class ControlClient {
   let isPrivileged: Bool
   /// The request deadline until the request is in, then the progress deadline of a reply
   /// waiting for the peer to read.
-  let deadline: any LoopTimer
+  let deadline: TimerHandle
   /// The request line as it arrives.
   private var request: [UInt8] = []
   /// Set once the request line (or an oversized one) is in: one request per connection.
@@ -41,7 +41,7 @@ final class ControlClient {
 
   init(
     id: UInt64, connection: FileDescriptor, peer: PeerCredentials, isPrivileged: Bool, server: ControlServer,
-    deadline: any LoopTimer
+    deadline: TimerHandle
   ) {
     self.id = id
     self.connection = connection

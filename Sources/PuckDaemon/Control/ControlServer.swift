@@ -32,9 +32,9 @@ final class ControlServer {
   private var isAccepting = true
   /// Whether "every unprivileged slot is taken" was logged since the last free slot.
   private var loggedFull = false
-  /// Re-enables accepting after a pause.
-  private let resumeTimer: any LoopTimer
-  private let time: any TimeSource
+  /// Re-enables accepting after a pause; made in `init` once the listener is, as its handler
+  /// needs `self`.
+  private var resumeTimer: TimerHandle!
   private let isPrivileged: (PeerCredentials) -> Bool
   private let onRequest: (Client, Result<ControlRequest, ControlFailure>) -> Void
 
@@ -42,7 +42,7 @@ final class ControlServer {
   /// may do what is decided per request from the peer's credentials, not the file mode.
   /// `isPrivileged`: whether a peer may use the reserved slots (root, the `puckalarm` group).
   init(
-    path: String, time: any TimeSource, loop: EventLoop<LoopMessage>,
+    path: String, loop: EventLoop<LoopMessage>,
     isPrivileged: @escaping (PeerCredentials) -> Bool,
     onRequest: @escaping (Client, Result<ControlRequest, ControlFailure>) -> Void
   ) throws(SystemError) {
@@ -50,8 +50,6 @@ final class ControlServer {
     self.loop = loop
     self.isPrivileged = isPrivileged
     self.onRequest = onRequest
-    self.time = time
-    resumeTimer = try time.makeTimer(.monotonic)
     try makeParentDirectories(of: path)
     let listener = try FileDescriptor("socket") {
       socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
@@ -62,18 +60,17 @@ final class ControlServer {
       throw SystemError("bind", code: ENAMETOOLONG)
     }
     unlink(path)
-    do {
+    do throws(SystemError) {
       try address.withSockaddr { (pointer, length) throws(SystemError) in
         _ = try systemCall("bind") { bind(listener.rawValue, pointer, length) }
       }
       chmod(path, 0o666)
       try systemCall("listen") { listen(listener.rawValue, 16) }
-      try loop.watch(listener.rawValue) { [unowned self] _ in self.acceptAll() }
-      try loop.watch(resumeTimer.fd) { [unowned self] _ in
-        guard self.resumeTimer.acknowledge() != nil else { return }
+      resumeTimer = try loop.timer(.monotonic) { [unowned self] _ in
         self.resumeAccepting()
         if !self.isAccepting { try? self.resumeTimer.arm(after: .seconds(1)) }
       }
+      try loop.watch(listener.rawValue) { [unowned self] _ in self.acceptAll() }
     } catch {
       listener.close()
       throw error
@@ -83,7 +80,7 @@ final class ControlServer {
   /// Closes every connection and removes the socket file.
   func shutdown() {
     for client in clients.values { drop(client) }
-    loop.unwatch(resumeTimer.fd)
+    resumeTimer.cancel()
     loop.unwatch(listener.rawValue)
     listener.close()
     unlink(path)
@@ -179,9 +176,10 @@ final class ControlServer {
     nextClientID += 1
     let client: Client
     do {
+      let deadline = try loop.timer(.monotonic) { [unowned self] _ in self.deadlinePassed(forClient: id) }
       client = Client(
         id: id, connection: connection, peer: peer, isPrivileged: privileged, server: self,
-        deadline: try time.makeTimer(.monotonic))
+        deadline: deadline)
     } catch {
       Log.warning("control socket: \(error)")
       connection.close()
@@ -190,7 +188,6 @@ final class ControlServer {
     clients[id] = client
     do {
       try loop.watch(client.fd) { [unowned self] events in self.handle(events, forClient: id) }
-      try loop.watch(client.deadline.fd) { [unowned self] _ in self.deadlinePassed(forClient: id) }
       try client.deadline.arm(after: ControlLimits.requestTimeout)
     } catch {
       Log.warning("control socket: \(error)")
@@ -214,7 +211,7 @@ final class ControlServer {
 
   /// The client's deadline passed: no request in time, or a reply that made no progress.
   private func deadlinePassed(forClient id: UInt64) {
-    guard let client = clients[id], client.deadline.acknowledge() != nil else { return }
+    guard let client = clients[id] else { return }
     if client.pendingBytes > 0 {
       Log.info(
         "control: client pid \(client.peer.pid) read nothing of its reply for \(ControlLimits.writeTimeout); closing"
@@ -340,8 +337,7 @@ final class ControlServer {
     clients[client.id] = nil
     bufferedBytes -= client.detach()
     loop.unwatch(client.fd)
-    loop.unwatch(client.deadline.fd)
-    client.deadline.disarm()
+    client.deadline.cancel()
     client.connection.close()
     if !client.isPrivileged { loggedFull = false }
     onClose?(client)

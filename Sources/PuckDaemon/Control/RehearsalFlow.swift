@@ -116,6 +116,7 @@ final class RehearsalFlow {
     let health = devices.health()
     var lines = health.map {
       "\($0.name): \($0.state.rawValue)\($0.detail.isEmpty ? "" : " — \($0.detail)")"
+        + ($0.next.map { " — next: \($0)" } ?? "")
     }
     if let puck { lines.append(puck.text) }
     let failed = health.contains { $0.state == .fault } || puck?.failed == true

@@ -2,17 +2,23 @@ import PuckCore
 import PuckDevices
 
 /// The dock's GPIO: the buzzer, the status LED and the button, each made from its config
-/// section (`.absent` without one) through the environment's line openers.
+/// section (`.absent` without one) through the environment's line openers. A part the config
+/// names that cannot be opened is a `fault` with what to do next, never `.absent`.
 final class DockLines {
   private let gpio: GPIOOpeners
+  /// The config file the sections are in, for the next step a fault names.
+  private let configFile: String
   private let onPress: @Sendable (DockButton.Event) -> Void
+  /// The sections the drivers were made from.
+  private var config = DockConfig.defaults
   // Placeholders until the config is read: no lines are requested without a section.
   private(set) var buzzer = BuzzerDriver(settings: nil)
   private var led = StatusLED(settings: nil)
   private var button = DockButton(settings: nil) { _ in }
 
-  init(gpio: GPIOOpeners, onPress: @escaping @Sendable (DockButton.Event) -> Void) {
+  init(gpio: GPIOOpeners, configFile: String, onPress: @escaping @Sendable (DockButton.Event) -> Void) {
     self.gpio = gpio
+    self.configFile = configFile
     self.onPress = onPress
   }
 
@@ -20,6 +26,7 @@ final class DockLines {
   /// only, so the old drivers let go of theirs first.
   func start(_ config: DockConfig) {
     shutdown()
+    self.config = config
     buzzer =
       gpio.buzzer.map { BuzzerDriver(settings: config.buzzer, openLine: $0) }
       ?? BuzzerDriver(settings: config.buzzer)
@@ -29,7 +36,7 @@ final class DockLines {
       ?? DockButton(settings: config.button, onEvent: onPress)
     button.start()
     for device in health where device.state == .fault {
-      Log.error("\(device.name): \(device.detail)")
+      Log.error("\(device.name): \(device.detail)\(device.next.map { " — next: \($0)" } ?? "")")
     }
   }
 
@@ -39,12 +46,25 @@ final class DockLines {
     led.show(alert ? .alert : steady ? .steady : .blinking)
   }
 
-  /// The buzzer's, button's and LED's health, in that order.
+  /// The buzzer's, button's and LED's health, in that order; a fault carries its next step.
   var health: [DeviceHealth] {
     [
-      DeviceHealth(.buzzer, buzzer.health), DeviceHealth(.button, button.health),
-      DeviceHealth(.led, led.health),
+      health(.buzzer, buzzer.health, line: config.buzzer?.output),
+      health(.button, button.health, line: config.button), health(.led, led.health, line: config.led),
     ]
+  }
+
+  /// `condition` as status shows it, with what to do about a GPIO fault: the step names the
+  /// config file, the section and the chips this machine has.
+  private func health(_ device: DockDevice, _ condition: DeviceCondition, line: GPIOLineSettings?)
+    -> DeviceHealth
+  {
+    var health = DeviceHealth(device, condition)
+    if condition.state == .fault, let fault = condition.gpioFault, let line {
+      health.next = fault.nextStep(
+        line: line, section: device.rawValue, configFile: configFile, chips: GPIOLineRequest.chipNames())
+    }
+    return health
   }
 
   /// Releases every line (the buzzer driven off first).

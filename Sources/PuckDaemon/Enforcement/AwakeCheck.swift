@@ -19,22 +19,19 @@ final class AwakeCheck {
   private let dock: DockContext
   private let enforcement: Enforcement
   private let lines: DockLines
-  /// When to ask, then until when to wait (CLOCK_REALTIME, like the alarms).
-  private let timer: any LoopTimer
+  /// When to ask, then until when to wait (CLOCK_REALTIME, like the alarms); made last in
+  /// `init`, as its handler needs `self`.
+  private var timer: TimerHandle!
 
   init(dock: DockContext, enforcement: Enforcement, lines: DockLines) throws(SystemError) {
     self.dock = dock
     self.enforcement = enforcement
     self.lines = lines
-    timer = try dock.time.makeTimer(.wallClock)
+    timer = try dock.loop.timer(.wallClock) { [unowned self] _ in self.due() }
   }
 
   /// The check waiting, as saved.
   var state: AwakeCheckState? { dock.state.guardsFile.record.awakeCheck }
-
-  func watch(on loop: EventLoop<LoopMessage>) throws(SystemError) {
-    try loop.watch(timer) { [unowned self] _ in self.due() }
-  }
 
   /// After start: a check that had asked asks again from now (the answer may have come while
   /// puckd was down, and nobody heard the chirp); one not yet asked keeps its time.

@@ -20,8 +20,8 @@ final class Enforcement {
   /// The occurrences whose guards closed in this run: a guards file that reads again later
   /// does not bring them back.
   private var closedOccurrences: Set<AlarmOccurrence> = []
-  /// The ring timeout, on CLOCK_MONOTONIC.
-  private let ringTimer: any LoopTimer
+  /// The ring timeout, on CLOCK_MONOTONIC; made last in `init`, as its handler needs `self`.
+  private var ringTimer: TimerHandle!
   /// Called before a wake-up starts ringing (a rehearsal gives way).
   @Wired("Enforcement.willRing") var willRing: () -> Void
   /// Called after every event, with whether it had effects.
@@ -37,7 +37,13 @@ final class Enforcement {
     self.dock = dock
     self.devices = devices
     self.homeAssistant = homeAssistant
-    ringTimer = try dock.time.makeTimer(.monotonic)
+    // Nobody stopped the ring in time, which counts as a bypass.
+    ringTimer = try dock.loop.timer(.monotonic) { [unowned self] _ in
+      Log.notice(
+        "nobody stopped the ring within \(self.dock.settings.config.enforcement.ringTimeout); counting a bypass"
+      )
+      self.handle(.ringTimeout)
+    }
   }
 
   var guards: [WakeGuard] { machine.guards }
@@ -51,16 +57,6 @@ final class Enforcement {
       guards: dock.state.guardsFile.record.guards, pendingHistory: dock.state.guardsFile.record.pendingHistory
     )
     if !machine.pendingHistory.isEmpty { flushPendingHistory() }
-  }
-
-  /// Watches the ring timeout: nobody stopped the ring in time, which counts as a bypass.
-  func watch(on loop: EventLoop<LoopMessage>) throws(SystemError) {
-    try loop.watch(ringTimer) { [unowned self] _ in
-      Log.notice(
-        "nobody stopped the ring within \(self.dock.settings.config.enforcement.ringTimeout); counting a bypass"
-      )
-      self.handle(.ringTimeout)
-    }
   }
 
   /// Feeds one event to the machine and performs what it decides, in order; returns the

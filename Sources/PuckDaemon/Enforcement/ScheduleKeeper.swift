@@ -10,10 +10,11 @@ final class ScheduleKeeper {
   private let dock: DockContext
   private let enforcement: Enforcement
   private let missed: MissedRecorder
-  /// Next alarm or retry, on CLOCK_REALTIME with CANCEL_ON_SET.
-  private let wallTimer: any LoopTimer
+  /// Next alarm or retry, on CLOCK_REALTIME with CANCEL_ON_SET. Both timers are made last in
+  /// `init`, as their handlers need `self`.
+  private var wallTimer: TimerHandle!
   /// The pre-flight check `[enforcement] check_before` ahead of each alarm (CLOCK_REALTIME).
-  private let checkTimer: any LoopTimer
+  private var checkTimer: TimerHandle!
   /// The alarm instant the last pre-flight check was for: one check per coming alarm.
   private var checkedFor: Instant?
   /// The pre-flight check is due for the coming alarm.
@@ -26,17 +27,12 @@ final class ScheduleKeeper {
     self.dock = dock
     self.enforcement = enforcement
     self.missed = missed
-    wallTimer = try dock.time.makeTimer(.wallClock)
-    checkTimer = try dock.time.makeTimer(.wallClock)
-  }
-
-  /// Watches both timers; a step of the wall clock is handed to `Enforcement` first.
-  func watch(on loop: EventLoop<LoopMessage>) throws(SystemError) {
-    try loop.watch(wallTimer) { [unowned self] firing in
+    // A step of the wall clock is handed to `Enforcement` first.
+    wallTimer = try dock.loop.timer(.wallClock) { [unowned self] firing in
       if firing == .clockStepped { self.enforcement.clockStepped() }
       self.processDue()
     }
-    try loop.watch(checkTimer) { [unowned self] firing in
+    checkTimer = try dock.loop.timer(.wallClock) { [unowned self] firing in
       guard firing == .expired else { return }
       self.checkedFor = self.nextAlarm()?.at
       self.checkDue()

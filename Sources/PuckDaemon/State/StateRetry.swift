@@ -13,10 +13,10 @@ final class StateRetry {
   private let enforcement: Enforcement
   private let schedule: ScheduleKeeper
   private let missed: MissedRecorder
-  /// CLOCK_MONOTONIC.
-  private let timer: any LoopTimer
+  /// CLOCK_MONOTONIC; made last in `init`, as its handler needs `self`.
+  private var timer: TimerHandle!
   /// When a request last made the held state files be read again (CLOCK_MONOTONIC).
-  private var lastRequested: Duration?
+  private var lastRequested: MonotonicInstant?
 
   init(
     dock: DockContext, enforcement: Enforcement, schedule: ScheduleKeeper,
@@ -26,11 +26,7 @@ final class StateRetry {
     self.enforcement = enforcement
     self.schedule = schedule
     self.missed = missed
-    timer = try dock.time.makeTimer(.monotonic)
-  }
-
-  func watch(on loop: EventLoop<LoopMessage>) throws(SystemError) {
-    try loop.watch(timer) { [unowned self] _ in self.retry() }
+    timer = try dock.loop.timer(.monotonic) { [unowned self] _ in self.retry() }
   }
 
   /// Whether a file is held or a history entry waits.
@@ -44,7 +40,7 @@ final class StateRetry {
   /// status cannot keep the loop re-reading a failing card.
   func retry(before command: CommandName) {
     guard isNeeded else { return }
-    let now = dock.time.now(.monotonic)
+    let now = dock.time.monotonicNow()
     let polled: Bool
     switch command {
     case .status, .alarmList: polled = true

@@ -31,16 +31,16 @@ final class HomeAssistantBridge {
   private var publishedTimestamps: [String: String] = [:]
   private var readers: [String] = []
   /// Which bypass commands are presses (retained and repeated ones are not).
-  private var presses = NetworkPressFilter()
+  private var presses = NetworkPressFilter<MonotonicInstant>()
   /// What the log and Home Assistant hear of ignored and refused presses: a flood writes a
   /// line a minute per kind.
-  private var reports = RepeatLimiter<String>()
+  private var reports = RepeatLimiter<String, MonotonicInstant>()
   /// When the pre-alarm goes out, once per alarm.
   private var plan = PreAlarmPlan(lead: .seconds(30 * 60))
   /// The next alarm, as the last status had it.
   private var nextAlarm: (alarm: Alarm, at: Instant)?
   /// Wakes the loop at the next pre-alarm (and at clock steps); watched while connected.
-  private var preAlarmTimer: (any LoopTimer)?
+  private var preAlarmTimer: TimerHandle?
   /// The bypass button was pressed in Home Assistant: returns why it did not count, nil when it
   /// silenced the ring.
   @Wired("HomeAssistantBridge.onBypass") var onBypass: () -> NetworkBypassRefusal?
@@ -86,7 +86,7 @@ final class HomeAssistantBridge {
       }
       self.connection = connection
       try connection.start()
-      try watchPreAlarm()
+      try makePreAlarmTimer()
       planPreAlarm()
       Log.info(
         "Home Assistant: publishing the dock as '\(made.dock)' through \(address)")
@@ -107,7 +107,7 @@ final class HomeAssistantBridge {
       planPreAlarm()
     case .bypass(let retained):
       let topic = discovery?.bypassTopic ?? "the bypass topic"
-      switch presses.admit(retained: retained, now: dock.time.now(.monotonic)) {
+      switch presses.admit(retained: retained, now: dock.time.monotonicNow()) {
       case .retained:
         report("retained") {
           Log.warning(
@@ -135,7 +135,7 @@ final class HomeAssistantBridge {
   /// Runs `write` with what to add to its log line (how many like it were held back), at most
   /// once a minute for each `kind`.
   private func report(_ kind: String, _ write: (String) -> Void) {
-    guard let heldBack = reports.admit(kind, now: dock.time.now(.monotonic)) else { return }
+    guard let heldBack = reports.admit(kind, now: dock.time.monotonicNow()) else { return }
     write(heldBack == 0 ? "" : " (and \(heldBack) more since the last report)")
   }
 
@@ -167,12 +167,10 @@ final class HomeAssistantBridge {
     planPreAlarm()
   }
 
-  /// Makes and watches the pre-alarm's timer (once; it stays watched across reconnections).
-  private func watchPreAlarm() throws(SystemError) {
+  /// Makes the pre-alarm's timer on the loop, unless there is one already (`stop()` cancels it).
+  private func makePreAlarmTimer() throws(SystemError) {
     guard preAlarmTimer == nil else { return }
-    let timer = try dock.time.makeTimer(.wallClock)
-    try dock.loop.watch(timer) { [unowned self] _ in self.planPreAlarm() }
-    preAlarmTimer = timer
+    preAlarmTimer = try dock.loop.timer(.wallClock) { [unowned self] _ in self.planPreAlarm() }
   }
 
   /// Sends the pre-alarm when it is due, and arms the timer for the next one.
@@ -233,10 +231,8 @@ final class HomeAssistantBridge {
     connection.publish(discovery.availabilityTopic, Array("offline".utf8), retain: true)
     connection.stop()
     self.connection = nil
-    if let preAlarmTimer {
-      dock.loop.unwatch(preAlarmTimer.fd)
-      self.preAlarmTimer = nil
-    }
+    preAlarmTimer?.cancel()
+    preAlarmTimer = nil
   }
 
   private func publishState() {

@@ -32,21 +32,18 @@ final class PreflightCheck {
   private let dock: DockContext
   private let devices: DockDevices
   private let schedule: ScheduleKeeper
-  /// Ends the wait for answers (CLOCK_MONOTONIC).
-  private let deadline: any LoopTimer
+  /// Ends the wait for answers (CLOCK_MONOTONIC); made last in `init`, as its handler needs
+  /// `self`.
+  private var deadline: TimerHandle!
   private var pending: Pending?
   /// The last finished check; nil before the first.
   private(set) var last: PreflightReport?
 
   init(dock: DockContext, devices: DockDevices, schedule: ScheduleKeeper) throws(SystemError) {
-    deadline = try dock.time.makeTimer(.monotonic)
     self.dock = dock
     self.devices = devices
     self.schedule = schedule
-  }
-
-  func watch(on loop: EventLoop<LoopMessage>) throws(SystemError) {
-    try loop.watch(deadline) { [unowned self] firing in
+    deadline = try dock.loop.timer(.monotonic) { [unowned self] firing in
       if firing == .expired { self.finish() }
     }
   }
@@ -132,7 +129,7 @@ final class PreflightCheck {
     var parts = readerParts(asked: current.readerAskedAt)
     parts.append(pairingPart())
     parts += audioParts(asked: current.audioAskedAt)
-    parts.append(buzzerPart())
+    parts += gpioParts()
     parts.append(clockPart())
     parts.append(timerPart())
     let report = PreflightReport(at: dock.time.instant, trigger: current.trigger, parts: parts)
@@ -143,7 +140,8 @@ final class PreflightCheck {
     last = report
     tell(report, previous: before, quiet: quiet)
     for client in clients where !client.isClosed {
-      var reply = ControlReply(ok: report.passed, message: report.parts.map(\.line).joined(separator: "\n"))
+      var reply = ControlReply(
+        ok: report.passed, message: report.parts.map { Self.line($0) }.joined(separator: "\n"))
       if !report.passed {
         reply.failure = ControlFailure(.failed, "the pre-flight check failed: \(Self.names(report.failures))")
       }
@@ -163,6 +161,13 @@ final class PreflightCheck {
           "pre-flight check (\(report.trigger.rawValue)) passed: \(report.parts.map(\.name).joined(separator: ", "))"
         )
       }
+      // A part the config names that failed is said where the builder looks, every time it
+      // changes, even when the check passes.
+      if !report.warnings.isEmpty && (!quiet || previous?.warnings != report.warnings) {
+        Log.warning(
+          "pre-flight check (\(report.trigger.rawValue)): "
+            + report.warnings.map { Self.line($0) }.joined(separator: "; "))
+      }
       return
     }
     if quiet && previous?.failures.map(\.name) == report.failures.map(\.name) { return }
@@ -170,12 +175,17 @@ final class PreflightCheck {
       next.map { " before the alarm \(dock.settings.describe($0.at)) (\($0.alarm.displayName))" } ?? ""
     Log.warning(
       "pre-flight check (\(report.trigger.rawValue)) FAILED\(coming): "
-        + report.failures.map(\.line).joined(separator: "; "))
+        + (report.failures + report.warnings).map { Self.line($0) }.joined(separator: "; "))
     if next != nil && !quiet { devices.lines.buzzer.chirp(.checkFailed) }
   }
 
   private static func names(_ parts: [PreflightReport.Part]) -> String {
     parts.map(\.name).joined(separator: ", ")
+  }
+
+  /// A part's line with its next step, for the log and the reply's text.
+  private static func line(_ part: PreflightReport.Part) -> String {
+    part.line + (part.next.map { " — next: \($0)" } ?? "")
   }
 
   // MARK: - The parts
@@ -237,12 +247,23 @@ final class PreflightCheck {
     return [audio, sound]
   }
 
-  private func buzzerPart() -> PreflightReport.Part {
-    let health = DeviceHealth(.buzzer, devices.lines.buzzer.health)
-    switch health.state {
-    case .absent: return PreflightReport.Part("buzzer", ok: true, health.detail)
-    case .ok: return PreflightReport.Part("buzzer", ok: true, "line held: \(health.detail)")
-    case .fault, .simulated: return PreflightReport.Part("buzzer", ok: health.state != .fault, health.detail)
+  /// The buzzer (always: "not configured" passes) and the button and LED when the config names
+  /// them. A part the config names that cannot be opened is FAILED with its next step, as a
+  /// warning: the alarm rings without it, and a buzzer matters again only when the audio fails
+  /// too, which fails the audio part.
+  private func gpioParts() -> [PreflightReport.Part] {
+    devices.lines.health.compactMap { health in
+      switch health.state {
+      case .absent:
+        return health.device == .buzzer ? PreflightReport.Part("buzzer", ok: true, health.detail) : nil
+      case .ok:
+        return PreflightReport.Part(
+          health.name, ok: true, health.device == .buzzer ? "line held: \(health.detail)" : health.detail)
+      case .simulated: return PreflightReport.Part(health.name, ok: true, health.detail)
+      case .fault:
+        return PreflightReport.Part(
+          health.name, ok: false, health.detail, next: health.next, severity: .warning)
+      }
     }
   }
 

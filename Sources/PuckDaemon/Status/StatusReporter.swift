@@ -88,6 +88,7 @@ final class StatusReporter {
     status.overrideAt = flows.overrides.closesAt
     status.check = flows.preflight.last
     status.pucks = dock.state.pairing.pucks.map(PuckView.init)
+    status.warnings = verdict.warnings
     status.awakeCheck = flows.awake.state.map {
       DockStatus.AwakeCheckView(askAt: $0.askAt, answerBy: $0.answerBy)
     }
@@ -120,6 +121,12 @@ final class StatusReporter {
       next.map { "next alarm \(dock.settings.describe($0.at)) (\($0.alarm.displayName))" }
       ?? "no alarm scheduled"
     if dock.settings.simulated { line += " — SIMULATED, not protected" }
+    // A part the config names that failed shows in `systemctl status` too.
+    let failed = StatusWarning.warnings(for: devices.health()).compactMap { warning -> String? in
+      guard case .partFailed(let device, _, _) = warning else { return nil }
+      return device.rawValue
+    }
+    if !failed.isEmpty { line = "\(failed.joined(separator: ", ")) FAILED — " + line }
     if flows.preflight.alertStanding(alarmAhead: next != nil), let failures = flows.preflight.last?.failures {
       line = "CHECK FAILED (\(failures.map(\.name).joined(separator: ", "))) — " + line
     }

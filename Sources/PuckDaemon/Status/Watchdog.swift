@@ -5,22 +5,26 @@ import PuckSystem
 /// inside libnfc (`onTick`). Without `WATCHDOG_USEC` it does nothing.
 final class Watchdog {
   private let notifier: SystemdNotifier
-  private let timer: any LoopTimer
+  /// Made last in `init`, as its handler needs `self`.
+  private var timer: TimerHandle!
   /// Called at each tick, after `WATCHDOG=1`.
   @Wired("Watchdog.onTick") var onTick: () -> Void
 
-  init(time: any TimeSource, notifier: SystemdNotifier) throws(SystemError) {
+  init(loop: EventLoop<LoopMessage>, notifier: SystemdNotifier) throws(SystemError) {
     self.notifier = notifier
-    timer = try time.makeTimer(.monotonic)
+    timer = try loop.timer(.monotonic) { [unowned self] _ in self.tick() }
   }
 
-  func watch(on loop: EventLoop<LoopMessage>) throws(SystemError) {
+  /// Starts ticking, when systemd asked for a watchdog.
+  func start() throws(SystemError) {
     guard let interval = notifier.watchdogInterval else { return }
     try timer.arm(after: interval)
-    try loop.watch(timer) { [unowned self] _ in
-      self.notifier.send("WATCHDOG=1")
-      try? self.timer.arm(after: interval)
-      self.onTick()
-    }
+  }
+
+  private func tick() {
+    guard let interval = notifier.watchdogInterval else { return }
+    notifier.send("WATCHDOG=1")
+    try? timer.arm(after: interval)
+    onTick()
   }
 }

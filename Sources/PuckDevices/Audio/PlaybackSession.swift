@@ -82,9 +82,9 @@ final class PlaybackSession: Sendable {
   /// Sleeps for `duration` unless a stop is requested; true if it was.
   func sleep(for duration: Duration) -> Bool {
     var none: [pollfd] = []
-    let deadline = ContinuousClock.now + duration
+    let deadline = MonotonicInstant.now() + duration
     while true {
-      switch wait(on: &none, timeout: deadline - ContinuousClock.now) {
+      switch wait(on: &none, timeout: deadline - MonotonicInstant.now()) {
       case .stopRequested: return true
       case .timedOut: return false
       case .device: continue

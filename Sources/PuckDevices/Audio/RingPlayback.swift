@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 
 /// One ring, as run on its playback thread: open the device, loop the sound with the ramp,
 /// recover underruns, reopen with backoff after a fault, and drop the device the moment a stop
@@ -82,7 +83,7 @@ struct RingPlayback: Sendable {
     } catch {
       return .fault(error)
     }
-    var lastProgress = ContinuousClock.now
+    var lastProgress = MonotonicInstant.now()
     while true {
       if session.isStopRequested {
         try? pcm.drop()
@@ -119,7 +120,7 @@ struct RingPlayback: Sendable {
         session.countWritten(frames: written)
         failures = 0
         emptyWrites = 0
-        lastProgress = .now
+        lastProgress = .now()
         continue
       }
       // The buffer is full: the device sets the pace now. Wait for room, a stop, or give up on
@@ -143,7 +144,7 @@ struct RingPlayback: Sendable {
       case .timedOut:
         break
       }
-      if ContinuousClock.now - lastProgress > stallLimit {
+      if MonotonicInstant.now() - lastProgress > stallLimit {
         return .fault(
           ALSAError(code: -ETIMEDOUT, function: "snd_pcm_writei", detail: "device took no audio for 5 s"))
       }
@@ -188,7 +189,7 @@ private struct PendingSamples {
 /// rate and makes writes wait; a `null` PCM, some plugins and some network sinks take
 /// everything at once, and a ring that trusted them would render millions of frames a second
 /// and spin a core. So the ring never runs more than `ahead` beyond the time elapsed since its
-/// origin on `ContinuousClock` (a monotonic clock: a wall-clock step never speeds it up or
+/// origin on CLOCK_MONOTONIC (`MonotonicInstant`: a wall-clock step never speeds it up or
 /// stalls it), and sleeps on its own thread until it may write again.
 ///
 /// When the device itself makes the ring wait (its buffer is full) or underruns, the device is
@@ -198,11 +199,11 @@ struct Pace {
   let sampleRate: Int
   /// How far the ring may run ahead of real time: the device buffer plus a little slack.
   let ahead: Duration
-  private var origin: ContinuousClock.Instant
+  private var origin: MonotonicInstant
   private var originFrames: Int
 
   /// A pace that starts now with `frames` already written.
-  init(sampleRate: Int, ahead: Duration, frames: Int, now: ContinuousClock.Instant = .now) {
+  init(sampleRate: Int, ahead: Duration, frames: Int, now: MonotonicInstant = .now()) {
     self.sampleRate = max(1, sampleRate)
     self.ahead = ahead
     origin = now
@@ -210,13 +211,13 @@ struct Pace {
   }
 
   /// The device set the pace at `now` with `frames` written: count real time from here.
-  mutating func restart(frames: Int, now: ContinuousClock.Instant = .now) {
+  mutating func restart(frames: Int, now: MonotonicInstant = .now()) {
     origin = now
     originFrames = frames
   }
 
   /// How long to wait before writing beyond `frames`; nil when it may be written now.
-  func delay(before frames: Int, now: ContinuousClock.Instant = .now) -> Duration? {
+  func delay(before frames: Int, now: MonotonicInstant = .now()) -> Duration? {
     let due = origin + PCMSound.duration(ofFrames: frames - originFrames, sampleRate: sampleRate) - ahead
     return due > now ? due - now : nil
   }

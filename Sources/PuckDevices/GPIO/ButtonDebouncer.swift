@@ -1,3 +1,5 @@
+import PuckSystem
+
 /// Turns a button's raw edges into presses. Contacts bounce for a few milliseconds, so after
 /// an edge is taken, every edge within `window` of it is ignored; a taken rising (logical:
 /// became active) edge is a press. Release bounces are taken care of the same way: the falling

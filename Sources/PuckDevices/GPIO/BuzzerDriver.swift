@@ -1,4 +1,5 @@
 import PuckCore
+import PuckSystem
 
 /// The dock's active buzzer on a GPIO line (docs/DESIGN.md W2, V6): while ringing it beeps the
 /// `[buzzer]` pattern (on for `on`, off for `off`, repeated); `stop()` silences it at once; a
@@ -95,7 +96,7 @@ public final class BuzzerDriver: Sendable {
         return DeviceCondition(.absent, "not configured (no [buzzer] section)")
       }
       if let fault = output.fault ?? state.threadFault {
-        return DeviceCondition(.fault, fault.description)
+        return DeviceCondition(.fault, fault.description, gpioFault: fault)
       }
       let doing =
         state.shutDown

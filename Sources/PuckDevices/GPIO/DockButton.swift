@@ -121,7 +121,7 @@ public final class DockButton: Sendable {
         state.health = DeviceCondition(.ok, "\(location): waiting for presses")
       case .fault(let error):
         state.health = DeviceCondition(
-          .fault, "\(error.description); retrying every \(timing.reopenDelay.configText)")
+          .fault, "\(error.description); retrying every \(timing.reopenDelay.configText)", gpioFault: error)
       case .stopped:
         state.health = DeviceCondition(.ok, "stopped")
       }

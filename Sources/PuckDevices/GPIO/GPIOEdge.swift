@@ -1,3 +1,5 @@
+import PuckSystem
+
 /// A change of an input line's level, as the kernel timestamped it.
 ///
 /// Levels are logical: the line's `active_low` setting is applied by the kernel, so `.rising`

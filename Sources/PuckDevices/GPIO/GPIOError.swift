@@ -1,4 +1,5 @@
 import Glibc
+import PuckCore
 import PuckSystem
 
 /// A failed libgpiod call: the C function, the `errno` it left and its `strerror` text, what
@@ -15,15 +16,28 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
   /// What to check, e.g. "is the chip name right? (gpiodetect lists chips)"; nil when there is
   /// nothing useful to say.
   public let hint: String?
+  /// For a line another request holds (`EBUSY`), the consumer label the kernel reports for it
+  /// (what `gpioinfo` shows: a program's name, `sysfs`, or a driver's); nil when unknown.
+  public let holder: String?
 
   /// An error of `function` with `errno` value `code` while doing `action`; without a `hint`,
-  /// the usual advice for that function and code is used.
-  public init(function: String, code: Int32, action: String, hint: String? = nil) {
+  /// the usual advice for that function and code is used. `holder` names who holds a busy line.
+  public init(function: String, code: Int32, action: String, hint: String? = nil, holder: String? = nil) {
     self.function = function
     self.code = code
     self.message = SystemError(function, code: code).systemMessage
     self.action = action
-    self.hint = hint ?? Self.standardHint(function: function, code: code)
+    self.holder = holder
+    self.hint = hint ?? Self.standardHint(function: function, code: code, holder: holder)
+  }
+
+  /// `error` (a request refused with `EBUSY`) with the program holding the line named by its
+  /// consumer label, so status, `puckctl check` and `puckctl setup` say which program to stop
+  /// (`holder`, and the hint). The label comes from the kernel, set by any program: bounded.
+  public static func held(_ error: GPIOError, by consumer: String) -> GPIOError {
+    GPIOError(
+      function: error.function, code: error.code, action: error.action,
+      holder: LogText.bounded(consumer, limit: 64))
   }
 
   /// One line for the log and for status: "cannot open gpiochip0: No such file or directory —
@@ -35,7 +49,7 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The advice for the failures people actually meet when wiring a dock.
-  private static func standardHint(function: String, code: Int32) -> String? {
+  private static func standardHint(function: String, code: Int32, holder: String?) -> String? {
     switch code {
     case ENOENT where function == "gpiod_chip_open":
       return "is the chip name right? (gpiodetect lists chips)"
@@ -45,7 +59,9 @@ public struct GPIOError: Error, Sendable, Hashable, CustomStringConvertible {
       return
         "puckd needs read-write access to the chip (the udev rule gives /dev/gpiochip* to the puckalarm group)"
     case EBUSY:
-      return "another program holds the line (gpioinfo shows its consumer)"
+      return holder.map {
+        "\"\($0)\" holds the line (gpioinfo shows it): stop that program, or wire and configure another line"
+      } ?? "another program holds the line (gpioinfo shows its consumer)"
     case EINVAL where function.hasPrefix("gpiod_chip_get_line") || function.hasPrefix("gpiod_chip_request"):
       return "is the line offset right? (gpioinfo CHIP lists the chip's lines)"
     case ENODEV, ENXIO:

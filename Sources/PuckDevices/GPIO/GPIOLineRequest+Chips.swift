@@ -12,6 +12,12 @@ extension GPIOLineRequest {
     path.split(separator: "/").last.map(String.init) ?? path
   }
 
+  /// The names of the machine's GPIO chips (`gpiochip0`, `gpiochip1`, …), in chip-number order,
+  /// as `gpiodetect` lists them: what a builder may set `chip =` to.
+  public static func chipNames() -> [String] {
+    allChipPaths().map(chipName)
+  }
+
   /// Every `/dev/gpiochipN`, in chip-number order. (libgpiod 1.6's chip iterator and 2.x's
   /// tools scan /dev the same way; doing it here keeps one search for both APIs.)
   static func allChipPaths() -> [String] {

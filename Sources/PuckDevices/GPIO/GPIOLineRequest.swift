@@ -114,12 +114,30 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
         try requestV1(settings, direction: direction, consumer: consumer)
       #endif
     } catch {
+      // A line another program holds is named with that program's consumer label, which is
+      // all a person needs to find it; read while the chip is still open.
+      let holder = error.code == EBUSY ? consumerLabel() : nil
       release()
-      throw error
+      throw holder.map { GPIOError.held(error, by: $0) } ?? error
     }
   }
 
   deinit { release() }
+
+  /// The consumer label of whoever holds the line now (as `gpioinfo` shows it), nil when
+  /// nobody does or it cannot be read: `gpiod_line_update` and `gpiod_line_consumer` (1.6),
+  /// `gpiod_chip_get_line_info` and `gpiod_line_info_get_consumer` (2.x).
+  private func consumerLabel() -> String? {
+    #if PUCK_GPIOD_V2
+      guard let chip, let info = gpiod_chip_get_line_info(chip, offset) else { return nil }
+      defer { gpiod_line_info_free(info) }
+      guard gpiod_line_info_is_used(info), let label = gpiod_line_info_get_consumer(info) else { return nil }
+    #else
+      guard let line, gpiod_line_update(line) == 0, let label = gpiod_line_consumer(line) else { return nil }
+    #endif
+    let text = String(cString: label)
+    return text.isEmpty ? nil : text
+  }
 
   /// Drives the line active or inactive: `gpiod_line_set_value` (1.6),
   /// `gpiod_line_request_set_value` (2.x).
@@ -171,7 +189,7 @@ public final class GPIOLineRequest: GPIOOutputLine, GPIOInputLine {
       try Self.call("gpiod_line_event_read", action) { gpiod_line_event_read(line, &event) }
       let kind: GPIOEdge.Kind =
         Int(event.event_type) == Int(GPIOD_LINE_EVENT_RISING_EDGE) ? .rising : .falling
-      return GPIOEdge(kind, at: MonotonicInstant(event.ts))
+      return GPIOEdge(kind, at: MonotonicInstant(reading: event.ts))
     #endif
   }
 

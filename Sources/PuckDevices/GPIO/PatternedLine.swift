@@ -1,4 +1,5 @@
 import PuckCore
+import PuckSystem
 
 /// What an output line should show.
 enum LineSignal: Hashable, Sendable {

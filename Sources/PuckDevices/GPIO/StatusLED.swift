@@ -1,4 +1,5 @@
 import PuckCore
+import PuckSystem
 
 /// What the status LED says.
 public enum LEDIndication: Hashable, Sendable, CustomStringConvertible {
@@ -88,7 +89,7 @@ public final class StatusLED: Sendable {
         return DeviceCondition(.absent, "not configured (no [led] section)")
       }
       if let fault = output.fault ?? state.threadFault {
-        return DeviceCondition(.fault, fault.description)
+        return DeviceCondition(.fault, fault.description, gpioFault: fault)
       }
       return DeviceCondition(.ok, "\(output.location): \(state.mode)")
     }

@@ -1,4 +1,5 @@
 import PuckCore
+import PuckSystem
 import Synchronization
 
 /// What `BuzzerDriver` and `StatusLED` share: a patterned output line behind a `Mutex`, the

@@ -1,4 +1,5 @@
 import PuckCore
+import PuckSystem
 import Synchronization
 
 /// The tag reader on a libnfc device (PN532 on UART/I2C/SPI, ACR122U on USB): a thread of its
@@ -122,11 +123,11 @@ public final class NFCTagReader: TagReader {
 
   /// The watchdog (see `TagReader.checkProgress`), measured against now.
   public func checkProgress() -> DeviceCondition? {
-    checkProgress(at: .now)
+    checkProgress(at: .now())
   }
 
   /// The watchdog measured against `now`, so tests can look ahead in time.
-  func checkProgress(at now: ContinuousClock.Instant) -> DeviceCondition? {
+  func checkProgress(at now: MonotonicInstant) -> DeviceCondition? {
     control.checkProgress(at: now, limit: configuration.stallLimit, connstring: configuration.connstring)
   }
 

@@ -23,7 +23,7 @@ final class ReaderControl: Sendable {
     var stopRequested = false
     var started = false
     var running = false
-    var heartbeat = ContinuousClock.now
+    var heartbeat = MonotonicInstant.now()
     /// The libnfc call in progress, for the watchdog's report.
     var currentCall: String?
     var health = DeviceCondition(.fault, "the reader has not been opened yet")
@@ -51,7 +51,7 @@ final class ReaderControl: Sendable {
       guard !state.started else { return false }
       state.started = true
       state.running = true
-      state.heartbeat = .now
+      state.heartbeat = .now()
       return true
     }
   }
@@ -91,16 +91,16 @@ final class ReaderControl: Sendable {
   /// Waits until the thread has ended or `limit` passed; true when it has ended (or never
   /// ran). Blocks the caller: never call it on the daemon's loop thread.
   func waitUntilFinished(timeout limit: Duration) -> Bool {
-    let deadline = ContinuousClock.now + limit
+    let deadline = MonotonicInstant.now() + limit
     while state.withLock({ $0.running }) {
-      guard ContinuousClock.now < deadline else { return false }
+      guard MonotonicInstant.now() < deadline else { return false }
       var interval = timespec(tv_sec: 0, tv_nsec: 5_000_000)
       nanosleep(&interval, nil)
     }
     return true
   }
 
-  func checkProgress(at now: ContinuousClock.Instant, limit: Duration, connstring: String?)
+  func checkProgress(at now: MonotonicInstant, limit: Duration, connstring: String?)
     -> DeviceCondition?
   {
     let (stalled, isNew) = state.withLock { state -> (DeviceCondition?, Bool) in
@@ -129,7 +129,7 @@ final class ReaderControl: Sendable {
   func beginIteration() -> Requests {
     state.withLock { state in
       defer { state.healthRequested = false }
-      state.heartbeat = .now
+      state.heartbeat = .now()
       state.currentCall = nil
       return Requests(
         enabled: state.enabled, enableGeneration: state.enableGeneration,
@@ -143,12 +143,12 @@ final class ReaderControl: Sendable {
     -> Value
   {
     state.withLock { state in
-      state.heartbeat = .now
+      state.heartbeat = .now()
       state.currentCall = call
     }
     defer {
       state.withLock { state in
-        state.heartbeat = .now
+        state.heartbeat = .now()
         state.currentCall = nil
       }
     }

@@ -1,4 +1,5 @@
 import PuckCore
+import PuckSystem
 
 /// The reader's thread: opens the device, polls or idles as asked, reports health, reopens
 /// with backoff. Owns the `NFCDevice`; runs until a stop is requested.
@@ -9,14 +10,14 @@ struct ReaderPollLoop {
   private var device: NFCDevice?
   private var presence: TagPresence
   private var backoff: ReopenBackoff
-  private var nextOpen = ContinuousClock.now
+  private var nextOpen = MonotonicInstant.now()
   /// The enabling the initiator was set up for; nil while idle (field off) or not yet set up.
   private var armedGeneration: Int?
   /// The enabling the presence baseline belongs to.
   private var presenceGeneration: Int?
   /// Whether the field is known to be off since the device was opened.
   private var idleConfirmed = false
-  private var lastProbe = ContinuousClock.now
+  private var lastProbe = MonotonicInstant.now()
   /// Failed calls in a row.
   private var failures = 0
 
@@ -36,7 +37,7 @@ struct ReaderPollLoop {
       if device == nil {
         openIfDue(requests)
         guard device != nil else {
-          control.wait(min(.seconds(1), max(.zero, nextOpen - .now)))
+          control.wait(min(.seconds(1), max(.zero, nextOpen - .now())))
           continue
         }
       }
@@ -45,7 +46,7 @@ struct ReaderPollLoop {
         control.wait(configuration.pollInterval)
       } else {
         idle(requests)
-        control.wait(min(.seconds(1), max(.zero, lastProbe + configuration.idleHealthInterval - .now)))
+        control.wait(min(.seconds(1), max(.zero, lastProbe + configuration.idleHealthInterval - .now())))
       }
     }
     close()
@@ -56,7 +57,7 @@ struct ReaderPollLoop {
 
   private mutating func openIfDue(_ requests: ReaderControl.Requests) {
     // A health check is worth an attempt now, whatever the backoff says.
-    guard requests.healthRequested || ContinuousClock.now >= nextOpen else { return }
+    guard requests.healthRequested || MonotonicInstant.now() >= nextOpen else { return }
     let connstring = configuration.connstring
     do {
       let opened = try control.during("nfc_open") { () throws(NFCError) in
@@ -67,10 +68,10 @@ struct ReaderPollLoop {
       failures = 0
       armedGeneration = nil
       idleConfirmed = false
-      lastProbe = .now
+      lastProbe = .now()
       control.report(Self.okHealth(opened), force: requests.healthRequested)
     } catch {
-      nextOpen = .now + backoff.delay()
+      nextOpen = .now() + backoff.delay()
       let detail =
         "cannot open \(connstring ?? "libnfc's default device"): "
         + ReaderTroubleshooting.openFailure(connstring)
@@ -123,7 +124,7 @@ struct ReaderPollLoop {
       guard let valid = try? TagUID(bytes: target.uid) else { return }
       uid = valid
     }
-    for event in presence.observe(uid, at: .now) {
+    for event in presence.observe(uid, at: .now()) {
       control.emit(event)
     }
   }
@@ -141,11 +142,11 @@ struct ReaderPollLoop {
       }
       armedGeneration = nil
       idleConfirmed = true
-      lastProbe = .now
+      lastProbe = .now()
       succeeded(requests, device)
       return
     }
-    guard requests.healthRequested || ContinuousClock.now - lastProbe >= configuration.idleHealthInterval
+    guard requests.healthRequested || MonotonicInstant.now() - lastProbe >= configuration.idleHealthInterval
     else {
       return
     }
@@ -156,11 +157,11 @@ struct ReaderPollLoop {
       }
     } catch {
       // Try again soon rather than in a minute: a second failure in a row is a fault.
-      lastProbe = .now - configuration.idleHealthInterval + configuration.pollInterval
+      lastProbe = .now() - configuration.idleHealthInterval + configuration.pollInterval
       failed(error)
       return
     }
-    lastProbe = .now
+    lastProbe = .now()
     succeeded(requests, device)
   }
 
@@ -177,7 +178,7 @@ struct ReaderPollLoop {
     let connstring = device.connstring
     close()
     presence.interrupt()
-    nextOpen = .now + backoff.delay()
+    nextOpen = .now() + backoff.delay()
     control.report(
       DeviceCondition(
         .fault,

@@ -6,8 +6,12 @@ enum ReaderTroubleshooting {
   /// Why opening `connstring` (nil: libnfc's default device) probably failed and what to do.
   static func openFailure(_ connstring: String?) -> String {
     guard let connstring else {
-      return "no reader found: " + usbAdvice
-        + "; or name the reader in [reader] device (pn532_uart:/dev/serial0, acr122_usb)"
+      // libnfc's scan without allow_intrusive_scan (off in Debian, and it must stay off on a Pi:
+      // it would probe every serial port, the Bluetooth UART included) finds USB readers only.
+      return "no reader found: [reader] device = auto finds USB readers (and a reader named in "
+        + "/etc/nfc/libnfc.conf or /etc/nfc/devices.d), never a PN532 on UART, I2C or SPI: name it "
+        + "in [reader] device (pn532_uart:/dev/serial0, or pn532_uart:/dev/ttyAMA0 on a Pi 5; "
+        + "pn532_i2c:/dev/i2c-1; sudo puckctl setup finds it); for a USB reader, " + usbAdvice
     }
     if let path = serialPath(connstring) {
       if access(path, F_OK) != 0 {
@@ -33,7 +37,7 @@ enum ReaderTroubleshooting {
         + "daemon's user may open the bus (i2c or spi group)"
     }
     return "no reader answered at \(connstring): check the connection string "
-      + "(pn532_uart:/dev/serial0, acr122_usb, pn532_i2c:/dev/i2c-1)"
+      + "(pn532_uart:/dev/serial0, or pn532_uart:/dev/ttyAMA0 on a Pi 5; acr122_usb, pn532_i2c:/dev/i2c-1)"
   }
 
   /// What to check when an open reader stops answering mid-use.

@@ -1,4 +1,5 @@
 import PuckCore
+import PuckSystem
 
 /// Turns a stream of poll results (the tag seen by each poll, or none) into arrival and
 /// removal events: one arrival per presentation, however many polls see the tag.
@@ -24,7 +25,7 @@ struct TagPresence: Sendable {
     /// Polls in a row that did not see it.
     var missedPolls: Int
     /// When the first of those polls happened.
-    var missedSince: ContinuousClock.Instant?
+    var missedSince: MonotonicInstant?
   }
 
   /// The tags seen recently; a tag absent for a settled interval is dropped (an unknown tag is
@@ -33,7 +34,7 @@ struct TagPresence: Sendable {
   /// Polls since observation (re)started.
   private var watchedPolls = 0
   /// When the first of those polls happened.
-  private var watchingSince: ContinuousClock.Instant?
+  private var watchingSince: MonotonicInstant?
   /// Polls in a row without a tag before it counts as gone.
   let removalMisses: Int
   /// How long a tag must be absent, at least, before it counts as gone.
@@ -66,7 +67,7 @@ struct TagPresence: Sendable {
   }
 
   /// Takes one poll's result, made at `now`, and returns the events it causes.
-  mutating func observe(_ tag: TagUID?, at now: ContinuousClock.Instant = .now) -> [TagReaderEvent] {
+  mutating func observe(_ tag: TagUID?, at now: MonotonicInstant = .now()) -> [TagReaderEvent] {
     if watchingSince == nil { watchingSince = now }
     defer { watchedPolls += 1 }
     var events: [TagReaderEvent] = []
@@ -93,7 +94,7 @@ struct TagPresence: Sendable {
   }
 
   /// Whether `track` has been absent long enough to count as gone.
-  private func isSettled(_ track: Track, at now: ContinuousClock.Instant) -> Bool {
+  private func isSettled(_ track: Track, at now: MonotonicInstant) -> Bool {
     guard track.missedPolls >= removalMisses, let since = track.missedSince else { return false }
     return now - since >= settledAbsence
   }

@@ -34,7 +34,7 @@ public final class ReaderNode: Sendable {
   private struct Want: Sendable {
     var sequence = RemoteSequence()
     var poll = false
-    var heardAt = ContinuousClock.now
+    var heardAt = MonotonicInstant.now()
   }
 
   private struct State: Sendable {
@@ -43,7 +43,7 @@ public final class ReaderNode: Sendable {
     var seq: UInt64 = 0
     var health = DeviceCondition(.fault, "the reader has not been opened yet")
     /// Refusals logged at most once a minute per kind.
-    var refusals = RepeatLimiter<RemoteMessageError.Reason>()
+    var refusals = RepeatLimiter<RemoteMessageError.Reason, MonotonicInstant>()
   }
 
   private let configuration: Configuration
@@ -149,7 +149,7 @@ public final class ReaderNode: Sendable {
           return error
         }
         want.poll = message.poll ?? false
-        want.heardAt = .now
+        want.heardAt = .now()
         state.wants[dock] = want
         return nil
       }
@@ -164,7 +164,7 @@ public final class ReaderNode: Sendable {
 
   /// Logs a refused message, at most once a minute for each kind of refusal.
   private func refuse(_ error: RemoteMessageError) {
-    let now = MonotonicInstant.now() - MonotonicInstant(nanoseconds: 0)
+    let now = MonotonicInstant.now()
     guard let heldBack = state.withLock({ $0.refusals.admit(error.reason, now: now) }) else { return }
     // A redelivery after a reconnect is routine; anything else may be an attack.
     log(
@@ -177,7 +177,7 @@ public final class ReaderNode: Sendable {
   private func applyPolling() {
     let window = Duration.milliseconds(RemoteSequence.window)
     let (changed, polling) = state.withLock { state -> (Bool, Bool) in
-      let polling = state.wants.values.contains { $0.poll && ContinuousClock.now - $0.heardAt <= window }
+      let polling = state.wants.values.contains { $0.poll && MonotonicInstant.now() - $0.heardAt <= window }
       defer { state.polling = polling }
       return (polling != state.polling, polling)
     }

@@ -45,15 +45,15 @@ public final class RemoteTagReader: TagReader {
     var seq: UInt64 = 0
     var health: DeviceCondition
     /// When a signed message last came (CLOCK_MONOTONIC), nil before the first.
-    var lastHeard: ContinuousClock.Instant?
+    var lastHeard: MonotonicInstant?
     var nodeHealth: DeviceCondition?
     var brokerProblem: String?
     var nodeOffline = false
     var stopped = false
     /// When the health last turned into a fault (CLOCK_MONOTONIC): status says for how long.
-    var faultSince: ContinuousClock.Instant?
+    var faultSince: MonotonicInstant?
     /// Refusals reported to the log at most once a minute per kind.
-    var refusals = RepeatLimiter<RemoteMessageError.Reason>()
+    var refusals = RepeatLimiter<RemoteMessageError.Reason, MonotonicInstant>()
   }
 
   private let configuration: Configuration
@@ -127,11 +127,11 @@ public final class RemoteTagReader: TagReader {
     let (health, lastHeard, faultSince) = state.withLock { ($0.health, $0.lastHeard, $0.faultSince) }
     if health.state == .ok, let lastHeard {
       return DeviceCondition(
-        .ok, "\(health.detail) (heard \((ContinuousClock.now - lastHeard).components.seconds) s ago)")
+        .ok, "\(health.detail) (heard \((MonotonicInstant.now() - lastHeard).components.seconds) s ago)")
     }
     guard health.state == .fault, let faultSince else { return health }
     return DeviceCondition(
-      .fault, "\(health.detail) (for \((ContinuousClock.now - faultSince).components.seconds) s)")
+      .fault, "\(health.detail) (for \((MonotonicInstant.now() - faultSince).components.seconds) s)")
   }
 
   public func stop() {
@@ -192,7 +192,7 @@ public final class RemoteTagReader: TagReader {
       return
     }
     update { state in
-      state.lastHeard = .now
+      state.lastHeard = .now()
       state.nodeOffline = false
       if message.kind == .health {
         // Signed, yet bounded: status and the log show it.
@@ -232,7 +232,7 @@ public final class RemoteTagReader: TagReader {
   /// Reports a refused message, at most once a minute for each kind of refusal, with how many
   /// more of its kind came meanwhile: a flood writes a line a minute, not a line a message.
   private func refuse(_ error: RemoteMessageError) {
-    let now = MonotonicInstant.now() - MonotonicInstant(nanoseconds: 0)
+    let now = MonotonicInstant.now()
     guard let heldBack = state.withLock({ $0.refusals.admit(error.reason, now: now) }) else { return }
     let why =
       heldBack == 0 ? error.description : "\(error) (and \(heldBack) more like it since the last report)"
@@ -278,7 +278,7 @@ public final class RemoteTagReader: TagReader {
       } else if state.nodeOffline {
         health = DeviceCondition(
           .fault, "\(name): the reader node is offline (its last will); check its power and Wi-Fi")
-      } else if let lastHeard = state.lastHeard, ContinuousClock.now - lastHeard > silence {
+      } else if let lastHeard = state.lastHeard, MonotonicInstant.now() - lastHeard > silence {
         health = DeviceCondition(
           .fault,
           "\(name): no word from the reader node for over \(silence.components.seconds) s; check its power and Wi-Fi"
@@ -292,7 +292,7 @@ public final class RemoteTagReader: TagReader {
       if health.state != .fault {
         state.faultSince = nil
       } else if state.health.state != .fault || state.faultSince == nil {
-        state.faultSince = .now
+        state.faultSince = .now()
       }
       state.health = health
       return health

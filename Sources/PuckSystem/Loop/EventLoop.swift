@@ -6,8 +6,13 @@ import Synchronization
 /// inotify) plus a queue of `Message`s that other threads post to. Everything that owns mutable
 /// state runs on this thread, so it needs no locks. Generic over the message so the loop knows
 /// nothing of what the daemon's threads say to each other.
+///
+/// Its timers come from the `TimeSource` it is made with (`timer(_:handler:)`): timerfds on the
+/// real clocks, or a `ManualClock`'s timers, which a test fires by moving the clock.
 public final class EventLoop<Message: Sendable> {
   private let epoll: FileDescriptor
+  /// Where the timers come from.
+  private let time: any TimeSource
   private var handlers: [UInt64: (fd: Int32, handler: (UInt32) -> Void)] = [:]
   private var tokens: [Int32: UInt64] = [:]
   private var nextToken: UInt64 = 1
@@ -22,8 +27,9 @@ public final class EventLoop<Message: Sendable> {
   /// Runs after the handlers of each turn (one `epoll_wait`), before the loop sleeps again.
   private var endOfTurn: () -> Void = {}
 
-  /// Makes the epoll set and the inbox (`epoll_create1`, `eventfd`).
-  public init() throws(SystemError) {
+  /// Makes the epoll set and the inbox (`epoll_create1`, `eventfd`); `time` makes the timers.
+  public init(time: any TimeSource) throws(SystemError) {
+    self.time = time
     epoll = try FileDescriptor("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
     inbox = try LoopInbox()
     try watch(inbox.fd) { [unowned self] _ in
@@ -61,13 +67,23 @@ public final class EventLoop<Message: Sendable> {
     _ = epoll_ctl(epoll.rawValue, EPOLL_CTL_DEL, fd, nil)
   }
 
-  /// Calls `handler` with what woke `timer` each time it fires (expired or clock stepped);
-  /// spurious wake-ups are dropped. The loop keeps `timer` until `unwatch(timer.fd)`.
-  public func watch(_ timer: any LoopTimer, handler: @escaping (Timer.Firing) -> Void) throws(SystemError) {
-    try watch(timer.fd) { _ in
-      guard let firing = timer.acknowledge() else { return }
-      handler(firing)
+  /// Makes a disarmed timer on `kind`'s clock and watches it: `handler` runs on this thread with
+  /// what woke it (expired, or the wall clock stepped) each time it fires; spurious wake-ups
+  /// are dropped. The caller owns the handle: arm it, and cancel it (or let it go) when done.
+  public func timer(_ kind: Timer.Kind, handler: @escaping (Timer.Firing) -> Void) throws(SystemError)
+    -> TimerHandle
+  {
+    let timer = try time.makeTimer(kind)
+    do throws(SystemError) {
+      try watch(timer.fd) { _ in
+        guard let firing = timer.acknowledge() else { return }
+        handler(firing)
+      }
+    } catch {
+      timer.close()
+      throw error
     }
+    return TimerHandle(timer) { [weak self] fd in self?.unwatch(fd) }
   }
 
   /// Calls `work` at the end of every turn: after the handlers that one `epoll_wait` found

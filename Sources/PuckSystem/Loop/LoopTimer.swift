@@ -1,7 +1,7 @@
 /// A one-shot timer the loop watches through a descriptor: the real timerfd `Timer`, or a
-/// `ManualTimer` that a `ManualClock` fires. Components hold `any LoopTimer` made by their
-/// `TimeSource`, so a test can hand them manual time without changing how they arm, watch and
-/// acknowledge it.
+/// `ManualTimer` that a `ManualClock` fires. A `TimeSource` makes them for its `EventLoop`,
+/// which watches each and hands it out as a `TimerHandle` (`EventLoop.timer(_:handler:)`), so a
+/// test can give the daemon manual time without changing how it arms its timers.
 public protocol LoopTimer: AnyObject {
   /// The descriptor that becomes readable when the timer fires (watch it with `EventLoop`).
   var fd: Int32 { get }
@@ -23,6 +23,8 @@ public protocol LoopTimer: AnyObject {
   /// the timer's own clock; nil when nothing is armed. What status trusts, rather than the
   /// memory of an `arm` that returned (docs/DESIGN.md R4).
   func readBack() -> Duration?
+  /// Closes its descriptor now (the loop must have stopped watching it); nothing fires after.
+  func close()
 }
 
 extension Timer: LoopTimer {}

@@ -81,6 +81,12 @@ public final class Timer {
     return clock.now() + Duration(reading: spec.it_value)
   }
 
+  /// Closes the timerfd (the kernel drops its deadline with it); `arm` then fails with `EBADF`.
+  public func close() {
+    descriptor.close()
+    isArmed = false
+  }
+
   /// Reads the timer after epoll said it is readable: expired, stepped clock, or nothing
   /// (a spurious wake-up after a re-arm).
   public func acknowledge() -> Firing? {

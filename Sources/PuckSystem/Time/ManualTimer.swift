@@ -1,9 +1,11 @@
+import Glibc
+
 /// A timer of a `ManualClock`: it fires when the test moves the clock past its deadline. Its
 /// `fd` is an eventfd the clock signals, so the loop watches it as it watches a timerfd. The
 /// rules it follows are the kernel's, listed on `ManualClock`.
 public final class ManualTimer: LoopTimer {
-  /// The eventfd to watch.
-  public let fd: Int32
+  /// The eventfd to watch; -1 once closed.
+  public var fd: Int32 { wakeup.fd }
   /// The clock it runs on.
   public let kind: Timer.Kind
   private let clock: ManualClock
@@ -16,7 +18,6 @@ public final class ManualTimer: LoopTimer {
     self.kind = kind
     self.clock = clock
     self.wakeup = wakeup
-    fd = wakeup.fd
     id = clock.state.withLock { state in
       defer { state.nextID += 1 }
       state.timers[state.nextID] = ManualClock.Entry(kind: kind, wakeup: wakeup)
@@ -25,7 +26,13 @@ public final class ManualTimer: LoopTimer {
   }
 
   deinit {
+    close()
+  }
+
+  /// Leaves the clock (it is no longer counted or fired) and closes the eventfd.
+  public func close() {
     clock.state.withLock { _ = $0.timers.removeValue(forKey: id) }
+    wakeup.close()
   }
 
   /// Whether a deadline is set and its expiry has not been acknowledged.
@@ -40,18 +47,20 @@ public final class ManualTimer: LoopTimer {
   public func arm(atUnixSeconds unixSeconds: Int64) throws(SystemError) {
     precondition(kind == .wallClock)
     // Clamped as `Timer` clamps it: 0 would disarm a timerfd.
-    arm(deadline: .seconds(max(1, unixSeconds)), watchesSteps: true)
+    try arm(deadline: .seconds(max(1, unixSeconds)), watchesSteps: true)
   }
 
   /// Arms for `duration` from now on the monotonic clock; zero or negative fires at once.
   public func arm(after duration: Duration) throws(SystemError) {
     precondition(kind == .monotonic)
     let deadline = clock.now(.monotonic) + max(duration, .zero)
-    arm(deadline: deadline, watchesSteps: false)
+    try arm(deadline: deadline, watchesSteps: false)
   }
 
-  private func arm(deadline: Duration, watchesSteps: Bool) {
-    clock.state.withLock { state in
+  /// Throws `EBADF` once closed, as `timerfd_settime` on a closed descriptor does.
+  private func arm(deadline: Duration, watchesSteps: Bool) throws(SystemError) {
+    let open = clock.state.withLock { state -> Bool in
+      guard state.timers[id] != nil else { return false }
       wakeup.drain()
       state.timers[id]?.deadline = deadline
       state.timers[id]?.watchesSteps = watchesSteps
@@ -59,7 +68,9 @@ public final class ManualTimer: LoopTimer {
       state.timers[id]?.sequence = state.nextSequence
       state.nextSequence += 1
       state.fireDue()
+      return true
     }
+    guard open else { throw SystemError("timerfd_settime", code: EBADF) }
   }
 
   /// Disarms and forgets an unacknowledged firing; stops noticing steps.

@@ -66,8 +66,17 @@ final class DaemonHarness {
     process.environment = environment
     try process.run(appendingOutputTo: logPath)
     self.process = process
-    try waitUntil(timeout: 10, "puckd answers on its socket") {
-      (try? self.ctl("status").status).map { $0 == 0 || $0 == 1 } ?? false
+    // The wait detects a daemon that never comes up; several daemons starting at once on a
+    // loaded two-core machine took longer than 10 s once (CI), so it is generous, and a failure
+    // says whether puckd is still running and what it logged.
+    do {
+      try waitUntil(timeout: 30, "puckd answers on its socket") {
+        (try? self.ctl("status").status).map { $0 == 0 || $0 == 1 } ?? false
+      }
+    } catch {
+      let state = process.isRunning ? "still running" : "exited with \(process.terminationStatus)"
+      let tail = log.split(separator: "\n").suffix(12).joined(separator: "\n")
+      throw HarnessError("\(error); puckd \(state); its log ends:\n\(tail)")
     }
   }
 

@@ -18,7 +18,8 @@ struct SetupAssistantTests {
     /// The connstring the assistant should find: the board's UART under the fake root.
     let connstring: String
 
-    init(model: String) throws {
+    /// A board; with `reader` false nothing answers on its UART (the reader is elsewhere).
+    init(model: String, reader: Bool = true) throws {
       root = FileManager.default.temporaryDirectory.appendingPathComponent("puck-board-\(UUID().uuidString)")
       let files = FileManager.default
       for directory in ["proc/device-tree", "boot/firmware", "dev"] {
@@ -37,7 +38,10 @@ struct SetupAssistantTests {
       // On a Pi 5 the reader is on ttyAMA0 and serial0 is the debug connector; elsewhere
       // serial0 is the reader's UART.
       let uart = pi5 ? "dev/ttyAMA0" : "dev/serial0"
-      try files.createSymbolicLink(atPath: root.appendingPathComponent(uart).path, withDestinationPath: link)
+      if reader {
+        try files.createSymbolicLink(
+          atPath: root.appendingPathComponent(uart).path, withDestinationPath: link)
+      }
       if pi5 {
         try Data().write(to: root.appendingPathComponent("dev/ttyAMA10"))
         try files.createSymbolicLink(
@@ -203,5 +207,68 @@ struct SetupAssistantTests {
     let config = try String(contentsOfFile: dock.configPath, encoding: .utf8)
     #expect(config.contains("device = \(board.connstring)"))
     #expect(config.contains("[audio]\ndevice = pulse\n"), "the device heard is kept: \(config)")
+  }
+
+  @Test(
+    "a configured buzzer that cannot be opened is a failure with its next step; a part nobody confirmed is never added"
+  )
+  func configuredBuzzerThatCannotOpen() throws {
+    let board = try Board(model: "Raspberry Pi 4 Model B Rev 1.4")
+    defer { board.remove() }
+    let dock = try DaemonHarness(
+      simulate: false,
+      config:
+        "[reader]\ndevice = auto\n\n[audio]\ndevice = null\n\n[buzzer]\nchip = gpiochip97\nline = GPIO22\n",
+      audio: false)
+    try dock.writePairing(Self.paired)
+    try dock.start()
+    let (result, report) = try setup(dock, board)
+    let parts = report["parts"] as? [String: String] ?? [:]
+    let buzzer = parts["buzzer"] ?? ""
+    #expect(
+      buzzer.hasPrefix("failed: cannot find line GPIO22") && buzzer.contains("gpiochip97"), "\(result.stderr)"
+    )
+    #expect(result.stderr.contains("buzzer: FAILED"), "\(result.stderr)")
+    #expect(result.stderr.contains("next: fix that, or name the line it is wired to"), "\(result.stderr)")
+    #expect(parts["button"] != "ok" && parts["led"] != "ok", "nothing confirms a part with --yes: \(parts)")
+    let config = try String(contentsOfFile: dock.configPath, encoding: .utf8)
+    #expect(
+      config.contains("[buzzer]\nchip = gpiochip97\nline = GPIO22\n"),
+      "the buzzer's lines are kept: \(config)")
+    #expect(!config.contains("[button]") && !config.contains("[led]"), "\(config)")
+  }
+
+  @Test(
+    "no reader on the board: a reader node is offered and enrolled in a terminal, and then setup goes on with it"
+  )
+  func readerNodeOffered() throws {
+    let board = try Board(model: "Raspberry Pi 4 Model B Rev 1.4", reader: false)
+    defer { board.remove() }
+    let dock = try freshDock()
+    let (alone, _) = try setup(dock, board)
+    #expect(alone.status == 1)
+    #expect(
+      alone.stderr.contains("No reader answered") && alone.stderr.contains("reader node"), "\(alone.stderr)")
+
+    let command = [
+      Binaries.url("puckctl").path, "--socket", dock.socketPath, "setup", "--root", board.root.path,
+      "--config", dock.configPath,
+    ].joined(separator: " ")
+    let pane = try CompletionTests.ShellPane("sh -c '\(command); echo EXIT=$?; sleep 120'")
+    defer { pane.close() }
+    try waitUntil(timeout: 60, "the offer of a reader node") {
+      try pane.screen().contains("on a reader node (a second board, over MQTT)? [Y/n]")
+    }
+    try pane.send("y", "Enter")
+    try waitUntil(timeout: 10, "its name") { try pane.screen().contains("the node's name? [kitchen]") }
+    try pane.send("Enter")
+    try waitUntil(timeout: 10, "the node enrolled") { try pane.screen().contains("reader kitchen enrolled") }
+    try waitUntil(timeout: 30, "the sound step after it") { try pane.screen().contains("Sound:") }
+
+    let (again, report) = try setup(dock, board)
+    let nodes = report["readerNodes"] as? [String] ?? []
+    #expect(nodes.contains { $0.contains("kitchen") }, "\(again.stderr)")
+    #expect(!again.stderr.contains("No reader answered"), "\(again.stderr)")
+    #expect(report["audio"] as? String == "null", "the steps after the reader ran: \(again.stderr)")
   }
 }

@@ -87,4 +87,92 @@ struct PreflightCheckEndToEndTests {
       "\(status.stdout)")
     #expect(status.stdout.contains("the last pre-flight check failed: reader, pairing, audio"))
   }
+
+  @Test(
+    "a buzzer on a gpiochip that does not exist: status and check show it FAILED with the next step, never absent; it costs neither the check nor protection"
+  )
+  func configuredBuzzerOnAMissingChip() throws {
+    let link = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "pn532-\(UUID().uuidString.prefix(8))"
+    ).path
+    let emulator = try PN532Emulator(linkPath: link)
+    defer { emulator.shutdown() }
+    let dock = try DaemonHarness(
+      simulate: false,
+      config:
+        "[reader]\ndevice = pn532_uart:\(link)\n[audio]\ndevice = null\n[buzzer]\nchip = gpiochip99\nline = 22\n",
+      audio: false)
+    try dock.writePairing(paired)
+    try dock.start()
+    try waitUntil(timeout: 10, "the reader is ok") {
+      let devices = (try? dock.status()["devices"] as? [[String: Any]]) ?? []
+      return devices.contains { $0["name"] as? String == "reader" && $0["state"] as? String == "ok" }
+    }
+    _ = try dock.addAlarm(inSeconds: 3_600)
+
+    // status --json: the buzzer is a fault with its next step, a warning says so, no reason.
+    let json = try dock.status()
+    let devices = try #require(json["devices"] as? [[String: Any]])
+    let buzzer = try #require(devices.first { $0["name"] as? String == "buzzer" })
+    #expect(buzzer["state"] as? String == "fault", "never absent: \(buzzer)")
+    #expect(
+      (buzzer["detail"] as? String)?.hasPrefix("cannot open gpiochip99: No such file or directory") == true)
+    let next = try #require(buzzer["next"] as? String)
+    // Which chips there are depends on the machine: the step names the missing one either way.
+    #expect(next.contains("no /dev/gpiochip99"), "\(next)")
+    #expect(next.contains("[buzzer]") && next.contains(dock.configPath), "\(next)")
+    let warnings = try #require(json["warnings"] as? [[String: Any]])
+    #expect(warnings.first?["code"] as? String == "part-failed")
+    #expect(warnings.first?["device"] as? String == "buzzer")
+    #expect(warnings.first?["next"] as? String == next)
+    // Only the clock may stand against protection where this runs (unsynchronised, it also
+    // fails the check at start); never the buzzer.
+    let reasons = json["reasonCodes"] as? [[String: Any]] ?? []
+    for reason in reasons {
+      switch reason["code"] as? String {
+      case "clock-not-synchronised": break
+      case "check-failed": #expect(reason["parts"] as? [String] == ["clock"], "\(reasons)")
+      default: Issue.record("a reason against protection: \(reason)")
+      }
+    }
+
+    // puckctl status: the warning and its next step at the top, the part FAILED in the list.
+    let status = try dock.ctl("status")
+    let lines = status.stdout.split(separator: "\n").map(String.init)
+    let protected = json["protected"] as? Bool == true
+    #expect(lines.first == (protected ? "PROTECTED, with a WARNING:" : "NOT PROTECTED"), "\(status.stdout)")
+    let warning = try #require(
+      lines.firstIndex {
+        $0.hasPrefix("  ! buzzer FAILED (the alarm rings on the audio alone): cannot open gpiochip99")
+      },
+      "\(status.stdout)")
+    #expect(lines[warning + 1] == "    next: \(next)")
+    let nextAlarm = try #require(lines.firstIndex { $0.hasPrefix("Next:") })
+    #expect(warning < nextAlarm, "among the top lines")
+    #expect(status.stdout.contains("Buzzer:   FAILED — cannot open gpiochip99"), "\(status.stdout)")
+    #expect(!status.stdout.contains("Buzzer:   absent"))
+
+    // puckctl check: the buzzer FAILED with its next step; the exit status follows the clock alone.
+    let result = try dock.ctl("check")
+    let found = parts(result.stdout)
+    #expect(found["buzzer"]?.hasPrefix("FAILED — cannot open gpiochip99") == true, "\(result.stdout)")
+    #expect(result.stdout.contains("\n      next: \(next)\n"), "\(result.stdout)")
+    let clockOK = found["clock"]?.hasPrefix("ok") == true
+    #expect(result.status == (clockOK ? 0 : 1), "\(result.stdout)")
+    #expect(
+      result.stdout.hasPrefix(
+        clockOK
+          ? "pre-flight check passed, with a WARNING: buzzer FAILED (the alarm rings without it"
+          : "pre-flight check FAILED:"), "\(result.stdout)")
+    let checkJSON = try dock.ctl("check", "--json")
+    let object = try JSONSerialization.jsonObject(with: Data(checkJSON.stdout.utf8)) as? [String: Any]
+    let check = try #require(object?["check"] as? [String: Any])
+    let part = try #require((check["parts"] as? [[String: Any]])?.first { $0["name"] as? String == "buzzer" })
+    #expect(part["ok"] as? Bool == false)
+    #expect(part["severity"] as? String == "warning")
+    #expect(part["next"] as? String == next)
+    // The log says it once at start, with the step.
+    #expect(dock.log.contains("buzzer: cannot open gpiochip99: No such file or directory"), "\(dock.log)")
+    #expect(dock.log.contains("— next: \(next)"))
+  }
 }

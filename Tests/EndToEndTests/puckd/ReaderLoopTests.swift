@@ -123,7 +123,7 @@ struct ReaderLoopTests {
     usleep(1_500_000)
     #expect(try rig.dock.isRinging(), "the ring never stops because the reader went away")
     #expect(rig.readerState == "fault")
-    #expect(try rig.dock.ctl("status").stdout.contains("Reader:   fault"))
+    #expect(try rig.dock.ctl("status").stdout.contains("Reader:   FAILED"))
 
     try rig.emulator.restart()
     rig.emulator.revive()

@@ -5,7 +5,7 @@ import Testing
 /// moved by hand.
 @Suite struct RepeatLimiterTests {
   @Test func oneReportPerKindPerIntervalWithTheCountHeldBack() {
-    var limiter = RepeatLimiter<String>(interval: .seconds(60))
+    var limiter = RepeatLimiter<String, TestInstant>(interval: .seconds(60))
     #expect(limiter.admit("bad signature", now: .zero) == 0)
     for second in 1...59 { #expect(limiter.admit("bad signature", now: .seconds(second)) == nil) }
     // Another kind has its own allowance.

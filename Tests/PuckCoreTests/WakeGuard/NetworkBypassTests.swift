@@ -93,7 +93,7 @@ struct NetworkBypassTests {
 
   @Test("retained commands are never presses; one within 2 s of a press is the same press")
   func retainedAndRepeated() {
-    var filter = NetworkPressFilter()
+    var filter = NetworkPressFilter<TestInstant>()
     #expect(filter.admit(retained: true, now: .zero) == .retained)
     #expect(filter.admit(retained: false, now: .seconds(1)) == .press)
     #expect(filter.admit(retained: false, now: .milliseconds(2_500)) == .repeated)

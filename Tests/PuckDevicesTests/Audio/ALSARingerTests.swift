@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 import Testing
 
 @testable import PuckDevices
@@ -100,12 +101,12 @@ import Testing
     #expect(eventually { fileSize(output) > 9_600 })
     #expect(ringer.health == .playing(device: "ring"))
 
-    let asked = ContinuousClock.now
+    let asked = MonotonicInstant.now()
     ringer.stop()
-    #expect(ContinuousClock.now - asked < .milliseconds(50))
+    #expect(MonotonicInstant.now() - asked < .milliseconds(50))
     #expect(ringer.health == .idle)
     #expect(ringer.waitUntilStopped(timeout: .seconds(1)))
-    #expect(ContinuousClock.now - asked < .milliseconds(500))
+    #expect(MonotonicInstant.now() - asked < .milliseconds(500))
     #expect(log.all.last == .stopped)
 
     let sizeAfterStop = fileSize(output)
@@ -172,12 +173,12 @@ import Testing
     // No play limit: a `null` PCM keeps nothing, so an unpaced ring costs CPU, not disk.
     let ringer = ALSARinger(
       device: ALSADevice(name: "ring", configuration: "pcm.ring { type null }"), onEvent: log.record)
-    let started = ContinuousClock.now
+    let started = MonotonicInstant.now()
     ringer.start(sound: AlarmTone.sound, startVolume: 1, ramp: .zero)
     usleep(2_000_000)
     ringer.stop()
     #expect(ringer.waitUntilStopped(timeout: .seconds(2)))
-    let elapsed = ContinuousClock.now - started
+    let elapsed = MonotonicInstant.now() - started
     let statistics = try #require(ringer.latestRingStatistics)
     let realTimeFrames =
       Double(AlarmTone.sampleRate) * Double(elapsed.components.seconds)

@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 import Synchronization
 
 @testable import PuckDevices
@@ -72,8 +73,8 @@ func samples(_ bytes: [UInt8]) -> [Int16] {
 
 /// Polls `condition` every millisecond until it holds or `timeout` passes.
 func eventually(within timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
-  let deadline = ContinuousClock.now + timeout
-  while ContinuousClock.now < deadline {
+  let deadline = MonotonicInstant.now() + timeout
+  while MonotonicInstant.now() < deadline {
     if condition() { return true }
     usleep(1000)
   }

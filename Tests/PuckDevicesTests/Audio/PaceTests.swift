@@ -1,10 +1,11 @@
+import PuckSystem
 import Testing
 
 @testable import PuckDevices
 
 /// The clock a ring follows on devices that never make it wait (issue 8 item 14).
 @Suite struct PaceTests {
-  let start = ContinuousClock.now
+  let start = MonotonicInstant.now()
 
   @Test func writesUpToTheAllowanceAheadAtOnceThenWaitsForRealTime() {
     let pace = Pace(sampleRate: 48_000, ahead: .milliseconds(100), frames: 0, now: start)

@@ -1,7 +1,11 @@
 import GPIODoubles
 import Glibc
 import PuckCore
+import PuckSystem
 import Testing
+
+// GPIODoubles' line clock, not PuckSystem's `ManualClock`.
+import class GPIODoubles.ManualClock
 
 @testable import PuckDevices
 

@@ -1,6 +1,10 @@
 import GPIODoubles
 import PuckCore
+import PuckSystem
 import Testing
+
+// GPIODoubles' line clock, not PuckSystem's `ManualClock`.
+import class GPIODoubles.ManualClock
 
 @testable import PuckDevices
 

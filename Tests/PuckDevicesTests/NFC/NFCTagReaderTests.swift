@@ -1,5 +1,6 @@
 import PN532Emulator
 import PuckCore
+import PuckSystem
 import Testing
 
 @testable import PuckDevices
@@ -159,9 +160,9 @@ struct NFCTagReaderTests {
     #expect(rig.waitForPolls())
 
     rig.emulator.goSilent()
-    let silentAt = ContinuousClock.now
+    let silentAt = MonotonicInstant.now()
     #expect(eventually(within: .seconds(5)) { reader.health.state == .fault })
-    #expect(ContinuousClock.now - silentAt < .seconds(4))
+    #expect(MonotonicInstant.now() - silentAt < .seconds(4))
     #expect(reader.health.detail.contains("stopped answering"))
     #expect(recorder.healths.last?.state == .fault)
     #expect(reader.checkProgress() == nil, "the thread keeps making progress while the reader is dead")
@@ -172,9 +173,9 @@ struct NFCTagReaderTests {
     rig.emulator.present(uid: fourByteUID)
     #expect(eventually { recorder.scans.count == 1 })
 
-    let stopping = ContinuousClock.now
+    let stopping = MonotonicInstant.now()
     reader.stop()
-    #expect(ContinuousClock.now - stopping < .seconds(2), "the thread never hangs in libnfc")
+    #expect(MonotonicInstant.now() - stopping < .seconds(2), "the thread never hangs in libnfc")
   }
 
   @Test("a serial device that disappears and comes back on the same path is reopened")
@@ -227,7 +228,7 @@ struct NFCTagReaderTests {
     let settled = recorder.healths.count
     #expect(eventually(within: .milliseconds(300)) { recorder.healths.count != settled } == false)
 
-    let later = ContinuousClock.now + .seconds(10)
+    let later = MonotonicInstant.now() + .seconds(10)
     let stalled = try #require(reader.checkProgress(at: later))
     #expect(stalled.state == .fault)
     #expect(stalled.detail.contains("stuck"))

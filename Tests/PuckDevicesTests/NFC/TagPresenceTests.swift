@@ -1,4 +1,5 @@
 import PuckCore
+import PuckSystem
 import Testing
 
 @testable import PuckDevices
@@ -77,8 +78,8 @@ struct TagPresenceTests {
   @Test("the settled interval is time as well as polls: quick polls do not shorten it")
   func settledInterval() {
     var presence = TagPresence(removalMisses: 4, settledAbsence: .milliseconds(400))
-    let start = ContinuousClock.now
-    func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+    let start = MonotonicInstant.now()
+    func at(_ milliseconds: Int) -> MonotonicInstant { start + .milliseconds(milliseconds) }
     // Ten quick polls in 100 ms: watched for polls enough, not for time enough.
     for poll in 0..<10 { #expect(presence.observe(nil, at: at(poll * 10)).isEmpty) }
     #expect(presence.observe(puck, at: at(100)) == [.scanned(puck, fresh: false)])

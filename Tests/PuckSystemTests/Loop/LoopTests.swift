@@ -54,6 +54,18 @@ struct TimerTests {
     #expect(left > .seconds(59) && left <= .seconds(60))
   }
 
+  @Test("close closes the timerfd at once; arming it then fails in the kernel")
+  func closeClosesTheDescriptor() throws {
+    let timer = try Timer(.monotonic)
+    try timer.arm(after: .seconds(60))
+    #expect(timer.fd >= 0)
+    timer.close()
+    #expect(timer.fd == -1)
+    #expect(!timer.isArmed)
+    #expect(throws: SystemError("timerfd_settime", code: EBADF)) { try timer.arm(after: .seconds(1)) }
+    timer.close()
+  }
+
   @Test func pastWallDeadlineFiresAtOnce() throws {
     let timer = try Timer(.wallClock)
     try timer.arm(atUnixSeconds: SystemClock.wall.now().components.seconds - 10)
@@ -68,7 +80,7 @@ struct EventLoopTests {
   }
 
   @Test func deliversAPostedMessageFromAnotherThread() throws {
-    let loop = try EventLoop<Message>()
+    let loop = try EventLoop<Message>(time: SystemTimeSource())
     var received: [Message] = []
     loop.onMessage = { message in
       received.append(message)
@@ -85,7 +97,7 @@ struct EventLoopTests {
   }
 
   @Test func watchesADescriptor() throws {
-    let loop = try EventLoop<Message>()
+    let loop = try EventLoop<Message>(time: SystemTimeSource())
     let timer = try Timer(.monotonic)
     var fired = false
     try loop.watch(timer.fd) { _ in

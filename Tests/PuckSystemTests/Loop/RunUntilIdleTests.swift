@@ -5,12 +5,12 @@ import Testing
 
 struct RunUntilIdleTests {
   @Test func returnsAtOnceWhenNothingIsReady() throws {
-    let loop = try EventLoop<Int>()
+    let loop = try EventLoop<Int>(time: SystemTimeSource())
     #expect(try loop.runUntilIdle() == 0)
   }
 
   @Test func deliversPostedMessagesAndTheirCascade() throws {
-    let loop = try EventLoop<Int>()
+    let loop = try EventLoop<Int>(time: SystemTimeSource())
     var received: [Int] = []
     loop.onMessage = { message in
       received.append(message)
@@ -24,15 +24,13 @@ struct RunUntilIdleTests {
 
   @Test func aHandlerArmingADueTimerFiresInTheSameRun() throws {
     let clock = ManualClock()
-    let loop = try EventLoop<Int>()
-    let first = try clock.makeTimer(.monotonic)
-    let second = try clock.makeTimer(.monotonic)
+    let loop = try EventLoop<Int>(time: clock)
     var log: [String] = []
-    try loop.watch(first) { _ in
+    let second = try loop.timer(.monotonic) { _ in log.append("second") }
+    let first = try loop.timer(.monotonic) { _ in
       log.append("first")
       try? second.arm(after: .zero)
     }
-    try loop.watch(second) { _ in log.append("second") }
     try first.arm(after: .seconds(1))
     clock.advance(by: .seconds(1))
     #expect(try loop.runUntilIdle() == 2)
@@ -41,13 +39,14 @@ struct RunUntilIdleTests {
 
   @Test func aSelfRearmingHandlerHitsTheBound() throws {
     let clock = ManualClock()
-    let loop = try EventLoop<Int>()
-    let timer = try clock.makeTimer(.monotonic)
+    let loop = try EventLoop<Int>(time: clock)
     var count = 0
-    try loop.watch(timer) { _ in
+    var rearmed: TimerHandle?
+    let timer = try loop.timer(.monotonic) { _ in
       count += 1
-      try? timer.arm(after: .zero)
+      try? rearmed?.arm(after: .zero)
     }
+    rearmed = timer
     try timer.arm(after: .zero)
     #expect(throws: EventLoopBusy.self) { try loop.runUntilIdle(maxRounds: 50) }
     #expect(count == 50)
@@ -56,7 +55,7 @@ struct RunUntilIdleTests {
   }
 
   @Test func deliversReadyDescriptors() throws {
-    let loop = try EventLoop<Int>()
+    let loop = try EventLoop<Int>(time: SystemTimeSource())
     var fds: [Int32] = [0, 0]
     #expect(pipe(&fds) == 0)
     defer {
@@ -75,7 +74,7 @@ struct RunUntilIdleTests {
   }
 
   @Test func stopEndsTheRun() throws {
-    let loop = try EventLoop<Int>()
+    let loop = try EventLoop<Int>(time: SystemTimeSource())
     var received: [Int] = []
     loop.onMessage = { message in
       received.append(message)
@@ -91,7 +90,7 @@ struct RunUntilIdleTests {
   }
 
   @Test func theEndOfATurnRunsOnceAfterAllItsHandlers() throws {
-    let loop = try EventLoop<Int>()
+    let loop = try EventLoop<Int>(time: SystemTimeSource())
     var fds: [Int32] = [0, 0, 0, 0]
     #expect(pipe(&fds) == 0)
     #expect(fds.withUnsafeMutableBufferPointer { pipe($0.baseAddress! + 2) } == 0)

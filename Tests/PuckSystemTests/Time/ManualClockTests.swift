@@ -8,19 +8,18 @@ private final class Harness {
   let clock = ManualClock()
   let loop: EventLoop<Int>
   var log: [String] = []
-  var timers: [String: any LoopTimer] = [:]
+  var timers: [String: TimerHandle] = [:]
 
   init() throws {
-    loop = try EventLoop()
+    loop = try EventLoop(time: clock)
   }
 
   @discardableResult
-  func timer(_ name: String, _ kind: Timer.Kind) throws -> any LoopTimer {
-    let timer = try clock.makeTimer(kind)
-    timers[name] = timer
-    try loop.watch(timer) { [unowned self] firing in
+  func timer(_ name: String, _ kind: Timer.Kind) throws -> TimerHandle {
+    let timer = try loop.timer(kind) { [unowned self] firing in
       self.log.append("\(name) \(firing) @\(self.clock.now(.monotonic).components.seconds - 1_000)")
     }
+    timers[name] = timer
     return timer
   }
 
@@ -75,11 +74,11 @@ struct ManualClockTests {
 
   @Test func settlingRunsEachHandlerAtItsDeadlineAndCascades() throws {
     let harness = try Harness()
-    let ring = try harness.clock.makeTimer(.monotonic)
     var log: [String] = []
-    try harness.loop.watch(ring) { firing in log.append("ring \(firing) @\(harness.wallSeconds)") }
-    let alarm = try harness.clock.makeTimer(.wallClock)
-    try harness.loop.watch(alarm) { firing in
+    let ring = try harness.loop.timer(.monotonic) { firing in
+      log.append("ring \(firing) @\(harness.wallSeconds)")
+    }
+    let alarm = try harness.loop.timer(.wallClock) { firing in
       log.append("alarm \(firing) @\(harness.wallSeconds)")
       // The ring timeout is armed by the alarm's handler and falls inside the same advance.
       try? ring.arm(after: .seconds(300))
@@ -236,11 +235,10 @@ struct SystemTimeSourceTests {
     #expect(source.now(.boot) >= source.now(.monotonic) - .seconds(1))
     // Whatever the machine's NTP state, adjtimex answers here.
     #expect(source.isSynchronized() != nil)
-    let loop = try EventLoop<Int>()
-    let timer = try source.makeTimer(.monotonic)
-    #expect(timer is Timer)
+    #expect(try source.makeTimer(.monotonic) is Timer)
+    let loop = try EventLoop<Int>(time: source)
     var firings: [Timer.Firing] = []
-    try loop.watch(timer) { firing in
+    let timer = try loop.timer(.monotonic) { firing in
       firings.append(firing)
       loop.stop()
     }
@@ -248,8 +246,7 @@ struct SystemTimeSourceTests {
     loop.run()
     #expect(firings == [.expired])
     #expect(SystemClock.monotonic.now() - before >= .milliseconds(20))
-    let wall = try source.makeTimer(.wallClock)
-    try loop.watch(wall) { firing in
+    let wall = try loop.timer(.wallClock) { firing in
       firings.append(firing)
       loop.stop()
     }
