@@ -5,14 +5,15 @@ import PuckDevices
 import PuckSystem
 import Synchronization
 
-/// A clock that moves only when the test says so. Starts at an arbitrary non-zero instant, so
-/// nothing can pass by accident of counting from zero.
-public final class ManualClock: MonotonicClock {
+/// The recorded lines' clock (the loop's is PuckSystem's `ManualClock`): it moves only when the
+/// test says so. Starts at an arbitrary non-zero instant, so nothing can pass by accident of
+/// counting from zero.
+public final class ManualLineClock: MonotonicClock {
   /// A clock at `origin`.
   public init() {}
 
   public static let origin = MonotonicInstant(nanoseconds: 7_000_000_000_000)
-  private let current = Mutex(ManualClock.origin)
+  private let current = Mutex(ManualLineClock.origin)
 
   public func now() -> MonotonicInstant { current.withLock { $0 } }
 
@@ -52,11 +53,11 @@ public final class RecordingOutputLine: GPIOOutputLine, Sendable {
     var opens = 0
   }
 
-  public let clock: ManualClock
+  public let clock: ManualLineClock
   public let location = "testchip line 18"
   private let record = Mutex(Record())
 
-  public init(clock: ManualClock) {
+  public init(clock: ManualLineClock) {
     self.clock = clock
   }
 
@@ -142,7 +143,7 @@ public final class ScriptedInputLine: GPIOInputLine, Sendable {
 
 /// An edge `milliseconds` after the manual clock's origin.
 public func edge(_ kind: GPIOEdge.Kind, _ milliseconds: Int64) -> GPIOEdge {
-  GPIOEdge(kind, at: ManualClock.at(milliseconds))
+  GPIOEdge(kind, at: ManualLineClock.at(milliseconds))
 }
 
 /// Counts what a `@Sendable` callback delivered.

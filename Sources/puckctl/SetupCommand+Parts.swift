@@ -105,7 +105,10 @@ extension SetupCommand {
         say("  \(name): FAILED \(error)")
         findings[name] = "failed: \(error)"
         if configured != nil {
-          say("    next: fix that, or name the line it is wired to: \(configPath), [\(name)] line")
+          // The sentence status, `puckctl check` and the log give for the same fault.
+          say(
+            "    next: \(error.nextStep(line: settings, section: name, configFile: configPath, chips: chips))"
+          )
         }
       }
     }

@@ -88,7 +88,7 @@ struct AwakeCheckTests {
 
   @Test("the dock button answers it, and the question is chirped on the buzzer")
   func answeredByButton() throws {
-    let buzzer = RecordingOutputLine(clock: GPIODoubles.ManualClock())
+    let buzzer = RecordingOutputLine(clock: ManualLineClock())
     let button = ScriptedInputLine(blocking: true)
     let dock = try ManualDock(
       at: "2026-03-02T06:00:00Z", config: Self.config + "[buzzer]\nline = 18\n[button]\nline = 17\n")

@@ -15,8 +15,8 @@ private final class GPIODock: @unchecked Sendable {
   // @unchecked: the doubles are Sendable; `stopper` and `exitCode` are written once by the
   // daemon thread before `started`/`finished` are signalled and read after.
   let directory: String
-  let buzzer = RecordingOutputLine(clock: GPIODoubles.ManualClock())
-  let led = RecordingOutputLine(clock: GPIODoubles.ManualClock())
+  let buzzer = RecordingOutputLine(clock: ManualLineClock())
+  let led = RecordingOutputLine(clock: ManualLineClock())
   let button = ScriptedInputLine(blocking: true)
   private var stopper: DaemonStopper?
   private var exitCode: Int32?

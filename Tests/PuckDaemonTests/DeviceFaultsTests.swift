@@ -63,7 +63,7 @@ struct DeviceFaultsTests {
     "both outputs fail at once mid-ring: status says nothing can ring; the ring resumes on the first that returns"
   )
   func bothOutputsFail() throws {
-    let buzzer = RecordingOutputLine(clock: GPIODoubles.ManualClock())
+    let buzzer = RecordingOutputLine(clock: ManualLineClock())
     let dock = try ManualDock(config: "[buzzer]\nline = 18\n")
     dock.gpio = GPIOOpeners(buzzer: buzzer.opener)
     try dock.start()

@@ -171,8 +171,8 @@ struct PreflightCheckTests {
   @Test(
     "a failure before an alarm chirps the buzzer's check pattern and flickers the LED; a request chirps too")
   func failureIsNoticedOnTheDock() throws {
-    let buzzer = RecordingOutputLine(clock: GPIODoubles.ManualClock())
-    let led = RecordingOutputLine(clock: GPIODoubles.ManualClock())
+    let buzzer = RecordingOutputLine(clock: ManualLineClock())
+    let led = RecordingOutputLine(clock: ManualLineClock())
     let dock = try ManualDock(
       at: "2026-03-02T06:00:00Z",
       config: "[buzzer]\nline = 18\n[led]\nline = 27\n[enforcement]\ncheck_before = 10min\n")

@@ -4,15 +4,12 @@ import PuckCore
 import PuckSystem
 import Testing
 
-// GPIODoubles' line clock, not PuckSystem's `ManualClock`.
-import class GPIODoubles.ManualClock
-
 @testable import PuckDevices
 
 /// The buzzer's timing, stepped by hand on a manual clock against a recording line.
 @Suite struct BuzzerDriverTests {
   private func driver(
-    _ clock: ManualClock, _ line: RecordingOutputLine, settings: BuzzerSettings? = buzzerSettings
+    _ clock: ManualLineClock, _ line: RecordingOutputLine, settings: BuzzerSettings? = buzzerSettings
   )
     -> BuzzerDriver
   {
@@ -20,17 +17,17 @@ import class GPIODoubles.ManualClock
   }
 
   /// Steps the driver at every deadline it asks for, until `milliseconds`.
-  private func run(_ buzzer: BuzzerDriver, _ clock: ManualClock, until milliseconds: Int64) {
-    while let next = buzzer.step(), next <= ManualClock.at(milliseconds) {
+  private func run(_ buzzer: BuzzerDriver, _ clock: ManualLineClock, until milliseconds: Int64) {
+    while let next = buzzer.step(), next <= ManualLineClock.at(milliseconds) {
       #expect(next > clock.now(), "a deadline must lie ahead")
-      clock.set(milliseconds: (next - ManualClock.origin).nanoseconds / 1_000_000)
+      clock.set(milliseconds: (next - ManualLineClock.origin).nanoseconds / 1_000_000)
     }
     clock.set(milliseconds: milliseconds)
     buzzer.step()
   }
 
   @Test func isDrivenOffWhenMade() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line)
     #expect(line.drives == [Drive(0, false)])
@@ -39,12 +36,12 @@ import class GPIODoubles.ManualClock
   }
 
   @Test func ringsTheConfiguredBeatAtExactTimes() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line)
     clock.set(milliseconds: 1000)
     buzzer.start()
-    #expect(buzzer.step() == ManualClock.at(1500))
+    #expect(buzzer.step() == ManualLineClock.at(1500))
     run(buzzer, clock, until: 4200)
     #expect(
       line.drives == [
@@ -56,7 +53,7 @@ import class GPIODoubles.ManualClock
   }
 
   @Test func anUnevenBeatKeepsItsPhaseWhenSteppedLate() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let settings = BuzzerSettings(
       output: buzzerSettings.output, on: .milliseconds(200), off: .milliseconds(800))
@@ -64,25 +61,25 @@ import class GPIODoubles.ManualClock
     buzzer.start()
     // A step that comes 30 ms late drives the late level but the next deadline stays on the beat.
     clock.set(milliseconds: 230)
-    #expect(buzzer.step() == ManualClock.at(1000))
+    #expect(buzzer.step() == ManualLineClock.at(1000))
     clock.set(milliseconds: 1000)
-    #expect(buzzer.step() == ManualClock.at(1200))
+    #expect(buzzer.step() == ManualLineClock.at(1200))
     #expect(line.drives == [Drive(0, false), Drive(0, true), Drive(230, false), Drive(1000, true)])
   }
 
   @Test func startingAgainWhileRingingDoesNotRestartTheBeat() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line)
     buzzer.start()
     clock.set(milliseconds: 300)
     buzzer.start()
-    #expect(buzzer.step() == ManualClock.at(500))
+    #expect(buzzer.step() == ManualLineClock.at(500))
     #expect(line.drives == [Drive(0, false), Drive(0, true)])
   }
 
   @Test func stopDrivesOffAtOnceAndNothingIsDueAfterwards() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line)
     buzzer.start()
@@ -98,7 +95,7 @@ import class GPIODoubles.ManualClock
   }
 
   @Test func stopDrivesOffEvenWhenTheLineIsBelievedOff() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line)
     clock.set(milliseconds: 10)
@@ -107,7 +104,7 @@ import class GPIODoubles.ManualClock
   }
 
   @Test func chirpsThreeTimesWhenNotRinging() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line)
     clock.set(milliseconds: 100)
@@ -124,7 +121,7 @@ import class GPIODoubles.ManualClock
 
   @Test("the failed-check warning: two 500 ms tones 250 ms apart, unlike the ring and the wrong-puck chirp")
   func checkFailedChirpIsTwoLongTones() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line)
     clock.set(milliseconds: 100)
@@ -139,20 +136,20 @@ import class GPIODoubles.ManualClock
   }
 
   @Test func aChirpDuringARingChangesNothing() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line)
     buzzer.start()
     clock.set(milliseconds: 100)
     buzzer.chirpWrongPuck()
-    #expect(buzzer.step() == ManualClock.at(500))
+    #expect(buzzer.step() == ManualLineClock.at(500))
     run(buzzer, clock, until: 1100)
     #expect(line.drives == [Drive(0, false), Drive(0, true), Drive(500, false), Drive(1000, true)])
     #expect(buzzer.isRinging)
   }
 
   @Test func aRingInterruptsAChirp() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line)
     buzzer.chirpWrongPuck()
@@ -164,7 +161,7 @@ import class GPIODoubles.ManualClock
   }
 
   @Test func shutdownDrivesOffReleasesAndIgnoresLaterCommands() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line)
     buzzer.start()
@@ -179,7 +176,7 @@ import class GPIODoubles.ManualClock
   }
 
   @Test func isAbsentWithoutABuzzerSection() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line, settings: nil)
     buzzer.start()
@@ -191,7 +188,7 @@ import class GPIODoubles.ManualClock
   }
 
   @Test func aLineThatCannotBeOpenedIsAFaultAndIsRetriedAtTheNextRing() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     line.failOpens(
       with: GPIOError(function: "gpiod_chip_open", code: ENOENT, action: "cannot open gpiochip9"))
@@ -210,7 +207,7 @@ import class GPIODoubles.ManualClock
   }
 
   @Test func aFailedWriteIsReportedAndTheNextChangeTriesAgain() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line)
     line.failSets(
@@ -228,7 +225,7 @@ import class GPIODoubles.ManualClock
   /// The daemon's form: its own timing thread on the system clock. Real time, but only a few
   /// beats of 20 ms, and it waits for what the thread did rather than for fixed times.
   @Test func theOwnThreadDrivesTheBeatAndShutdownLeavesTheLineOff() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let settings = BuzzerSettings(
       output: buzzerSettings.output, on: .milliseconds(20), off: .milliseconds(20))

@@ -4,16 +4,13 @@ import PuckCore
 import PuckSystem
 import Testing
 
-// GPIODoubles' line clock, not PuckSystem's `ManualClock`.
-import class GPIODoubles.ManualClock
-
 @testable import PuckDevices
 
 @Suite struct ButtonDebouncerTests {
   private func presses(_ edges: [GPIOEdge], window: Duration = .milliseconds(50)) -> [Int64] {
     var debouncer = ButtonDebouncer(window: window)
     return edges.filter { debouncer.isPress($0) }.map {
-      ($0.timestamp - ManualClock.origin).nanoseconds / 1_000_000
+      ($0.timestamp - ManualLineClock.origin).nanoseconds / 1_000_000
     }
   }
 

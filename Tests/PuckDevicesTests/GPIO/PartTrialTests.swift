@@ -11,7 +11,7 @@ import Testing
   private static let buzzer = GPIOLineSettings(line: .name("GPIO22"), activeLow: false)
   private static let button = GPIOLineSettings(line: .name("GPIO17"), activeLow: true)
 
-  private func trial(_ clock: ManualClock, output: RecordingOutputLine, input: ScriptedInputLine)
+  private func trial(_ clock: ManualLineClock, output: RecordingOutputLine, input: ScriptedInputLine)
     -> PartTrial
   {
     PartTrial(openOutput: output.opener, openInput: input.opener, pause: { clock.advance(by: $0) })
@@ -19,7 +19,7 @@ import Testing
 
   @Test("the buzzer beeps three times, is left off and released, and only then is the person asked")
   func beepsThenAsks() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     var drivesWhenAsked: [Drive] = []
     let outcome = trial(clock, output: line, input: ScriptedInputLine()).signal(Self.buzzer) {
@@ -35,7 +35,7 @@ import Testing
 
   @Test("a beep the person did not hear is not confirmed, and the line is still given back")
   func notHeard() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let outcome = trial(clock, output: line, input: ScriptedInputLine()).signal(Self.buzzer) { false }
     #expect(outcome == .unconfirmed(location: line.location))
@@ -44,7 +44,7 @@ import Testing
 
   @Test("a line another program holds fails with that program's name and what to do, and nothing is asked")
   func heldLineNamesItsConsumer() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let busy = GPIOError(
       function: "gpiod_line_request_output_flags", code: EBUSY, action: "cannot request gpiochip0 line 22")
@@ -66,7 +66,7 @@ import Testing
 
   @Test("a line that fails while beeping is failed, driven off where it can be, and released")
   func failsWhileBeeping() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     line.failSets(with: GPIOError(function: "gpiod_line_set_value", code: ENODEV, action: "cannot drive"))
     let outcome = trial(clock, output: line, input: ScriptedInputLine()).signal(Self.buzzer) { true }
@@ -80,7 +80,7 @@ import Testing
 
   @Test("a press within the wait confirms the button; none in time does not; either way it is released")
   func buttonPress() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let pressed = ScriptedInputLine([edge(.rising, 40)])
     let quiet = ScriptedInputLine()
     let output = RecordingOutputLine(clock: clock)
@@ -96,7 +96,7 @@ import Testing
 
   @Test("opening alone drives nothing and claims nothing about the wiring")
   func opensOnly() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let input = ScriptedInputLine([edge(.falling, 0)])
     let trial = trial(clock, output: line, input: input)

@@ -3,16 +3,13 @@ import PuckCore
 import PuckSystem
 import Testing
 
-// GPIODoubles' line clock, not PuckSystem's `ManualClock`.
-import class GPIODoubles.ManualClock
-
 @testable import PuckDevices
 
 @Suite struct StatusLEDTests {
   private let settings = GPIOLineSettings.defaultLED
 
   @Test func isDarkWhenMade() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let led = StatusLED(settings: settings, clock: clock, openLine: line.opener)
     #expect(line.drives == [Drive(0, false)])
@@ -21,7 +18,7 @@ import class GPIODoubles.ManualClock
   }
 
   @Test func steadyIsOnWithNothingDue() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let led = StatusLED(settings: settings, clock: clock, openLine: line.opener)
     clock.set(milliseconds: 20)
@@ -35,13 +32,13 @@ import class GPIODoubles.ManualClock
 
   @Test("a failed check flickers at 4 Hz: 125 ms on, 125 ms off")
   func alertFlickersAtFourHertz() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let led = StatusLED(settings: settings, clock: clock, openLine: line.opener)
     clock.set(milliseconds: 100)
     led.show(.alert)
-    while let next = led.step(), next <= ManualClock.at(600) {
-      clock.set(milliseconds: (next - ManualClock.origin).nanoseconds / 1_000_000)
+    while let next = led.step(), next <= ManualLineClock.at(600) {
+      clock.set(milliseconds: (next - ManualLineClock.origin).nanoseconds / 1_000_000)
     }
     #expect(
       line.drives == [
@@ -52,14 +49,14 @@ import class GPIODoubles.ManualClock
   }
 
   @Test func blinksAtOneHertzAndKeepsItsPhaseWhenShownAgain() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let led = StatusLED(settings: settings, clock: clock, openLine: line.opener)
     clock.set(milliseconds: 100)
     led.show(.blinking)
     var deadlines: [Int64] = []
-    while let next = led.step(), next <= ManualClock.at(2100) {
-      deadlines.append((next - ManualClock.origin).nanoseconds / 1_000_000)
+    while let next = led.step(), next <= ManualLineClock.at(2100) {
+      deadlines.append((next - ManualLineClock.origin).nanoseconds / 1_000_000)
       clock.set(milliseconds: deadlines.last ?? 0)
       if deadlines.last == 1100 { led.show(.blinking) }
     }
@@ -72,7 +69,7 @@ import class GPIODoubles.ManualClock
   }
 
   @Test func goesFromBlinkingToSteadyToOffAtOnce() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let led = StatusLED(settings: settings, clock: clock, openLine: line.opener)
     led.show(.blinking)
@@ -85,7 +82,7 @@ import class GPIODoubles.ManualClock
   }
 
   @Test func shutdownTurnsItOffAndReleasesTheLine() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let led = StatusLED(settings: settings, clock: clock, openLine: line.opener)
     led.show(.steady)
@@ -98,7 +95,7 @@ import class GPIODoubles.ManualClock
   }
 
   @Test func isAbsentWithoutAnLEDSection() {
-    let clock = ManualClock()
+    let clock = ManualLineClock()
     let led = StatusLED(settings: nil, clock: clock, openLine: RecordingOutputLine(clock: clock).opener)
     led.show(.blinking)
     #expect(
