@@ -4,9 +4,10 @@ headless, at a phone's viewport, against a real `puckd --simulate` and a real `p
 loopback, puck-web run as an unprivileged user in the puckalarm group as its unit runs it.
 
 The journeys a person takes (log in, see status, add an alarm and find it in `puckctl alarm
-list`, disable and enable it, edit it, pause it alone, pause the dock, log out) with JavaScript on in dark mode and off
-in light mode; then the attacks: every route without a session goes to the login page, a form
-without its CSRF token (or from another site) is refused, a label <script>alert(1)</script> is
+list`, disable and enable it, edit it, pause it alone, pause the dock, read history, log out) with
+JavaScript on in dark mode and off in light mode, every page's text at WCAG AA contrast; then
+the attacks: every route without a session goes to the login page, a form without its CSRF
+token (or from another site) is refused, a label <script>alert(1)</script> is
 text (no dialog), a session cookie from before logout no longer works, oversized requests are
 cut off, root's actions are not there and puckd refuses them to the group, the 20th wrong
 password in a minute is refused; and no request leaves the dock's origin. Last, HTTPS with a
@@ -269,11 +270,61 @@ def log_in(driver, dock, password=PASSWORD):
     navigate(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button[type=submit]"))
 
 
+# WCAG 2.x contrast of every piece of text on the page against what is painted behind it
+# (ancestors' background colours blended down to the page's): 4.5:1, or 3:1 for large text
+# (24 px, or 18.66 px bold). SVG text is judged by its fill. Runs through the DevTools protocol,
+# so it works with the page's JavaScript off.
+CONTRAST = r"""(() => {
+  const rgba = s => { const m = (s || '').match(/[\d.]+/g);
+    return m && m.length >= 3 ? [+m[0], +m[1], +m[2], m.length > 3 ? +m[3] : 1] : null; };
+  const over = (top, bottom) => [0, 1, 2].map(i => top[i] * top[3] + bottom[i] * (1 - top[3])).concat([1]);
+  const channel = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  const luminance = c => 0.2126 * channel(c[0]) + 0.7152 * channel(c[1]) + 0.0722 * channel(c[2]);
+  const behind = el => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgba(getComputedStyle(e).backgroundColor);
+      if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+    }
+    return layers.reverse().reduce((bottom, top) => over(top, bottom), [255, 255, 255, 1]);
+  };
+  const low = [], seen = new Set();
+  let judged = 0;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const text = walker.currentNode.textContent.trim(), el = walker.currentNode.parentElement;
+    if (!text || seen.has(el)) continue;
+    seen.add(el);
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || el.getClientRects().length === 0) continue;
+    const background = behind(el);
+    const paint = rgba(el.closest('svg') ? style.fill : style.color);
+    if (!paint) continue;
+    const fg = over(paint, background);
+    const [a, b] = [luminance(fg), luminance(background)];
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const size = parseFloat(style.fontSize), bold = parseInt(style.fontWeight, 10) >= 700;
+    const needed = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+    judged += 1;
+    if (ratio < needed) low.push(`${el.tagName.toLowerCase()} "${text.slice(0, 24)}" ${ratio.toFixed(2)}:1`);
+  }
+  return {judged, low};
+})()"""
+
+
+def readable(driver, mode, page):
+    """Every text on the page passes WCAG AA contrast."""
+    found = driver.execute_cdp_cmd("Runtime.evaluate", {"expression": CONTRAST, "returnByValue": True})["result"]["value"]
+    expect(found["judged"] > 0 and not found["low"],
+           f"{mode}: {page}: {found['judged']} texts meet WCAG AA contrast {found['low'][:4]}")
+
+
 def journey(driver, dock, label, javascript, scheme, shots):
     mode = f"JavaScript {'on' if javascript else 'off'}, {scheme}"
     print(f"== the journey ({mode})", flush=True)
     load(driver, dock.origin + "/")
     expect(driver.current_url == dock.origin + "/login", f"{mode}: / without a session shows the login page")
+    readable(driver, mode, "login")
     expect(driver.find_element(By.CSS_SELECTOR, "label[for=password]").text == "Password",
            f"{mode}: the password field is labelled")
     log_in(driver, dock)
@@ -289,6 +340,7 @@ def journey(driver, dock, label, javascript, scheme, shots):
     expect(size <= PHONE["width"], f"{mode}: nothing wider than the phone ({size} px)")
     live = driver.find_element(By.TAG_NAME, "html").get_attribute("data-live")
     expect((live == "on") == javascript, f"{mode}: the live status script {'runs' if javascript else 'does not run'}")
+    readable(driver, mode, "status")
     if shots:
         driver.save_screenshot(os.path.join(shots, f"status-{scheme}.png"))
 
@@ -298,6 +350,7 @@ def journey(driver, dock, label, javascript, scheme, shots):
         ident = field.get_attribute("id")
         expect(bool(driver.find_elements(By.CSS_SELECTOR, f"label[for='{ident}']")),
                f"{mode}: the add form's {ident} has a label")
+    readable(driver, mode, "alarms")
     buttons = driver.find_elements(By.CSS_SELECTOR, "button")
     small = [b.text for b in buttons if b.size["height"] < 44 or b.size["width"] < 44]
     expect(not small, f"{mode}: every button is at least 44x44 CSS px ({small})")
@@ -325,6 +378,7 @@ def journey(driver, dock, label, javascript, scheme, shots):
                    for line in dock.puckctl("alarm", "list").stdout.splitlines()), f"{mode}: enabled again")
 
     navigate(driver, alarm_card(driver, label).find_element(By.LINK_TEXT, "Change"))
+    readable(driver, mode, "an alarm's page")
     time_field = driver.find_element(By.ID, "time")
     time_field.send_keys("0745AM")
     tap(driver, driver.find_element(By.CSS_SELECTOR, "label[for=day-sat]"))
@@ -342,6 +396,7 @@ def journey(driver, dock, label, javascript, scheme, shots):
            f"{mode}: its pause ended")
 
     navigate(driver, driver.find_element(By.LINK_TEXT, "Holiday"))
+    readable(driver, mode, "holiday")
     until = datetime.datetime.now(datetime.timezone.utc).date() + datetime.timedelta(days=3)
     driver.find_element(By.ID, "until").send_keys(until.strftime("%m%d%Y"))
     navigate(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/pause'] button[type=submit]"))
@@ -351,6 +406,12 @@ def journey(driver, dock, label, javascript, scheme, shots):
     navigate(driver, driver.find_element(By.XPATH, "//button[text()='Resume now']"))
     status = json.loads(dock.puckctl("status", "--json").stdout)["status"]
     expect(status.get("pausedUntil") is None, f"{mode}: resumed")
+
+    navigate(driver, driver.find_element(By.LINK_TEXT, "History"))  # no wake-up yet: not every chart is drawn
+    heading = driver.find_element(By.TAG_NAME, "h1").text
+    charts = len(driver.find_elements(By.CSS_SELECTOR, "svg.chart"))
+    expect(heading == "History" and charts >= 1, f"{mode}: history, its figures drawn as SVG ({heading!r}, {charts} charts)")
+    readable(driver, mode, "history")
 
     before = driver.get_cookie("puck_session")["value"]
     navigate(driver, driver.find_element(By.XPATH, "//button[text()='Log out']"))
