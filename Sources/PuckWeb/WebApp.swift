@@ -51,6 +51,7 @@ public final class WebApp: Sendable {
   private let passwordHash: @Sendable () -> PasswordHash?
   private let zoneNamed: @Sendable (String) -> ZoneRules
   private let secure: Bool
+  private let hostNames: HostNames
   private let log: @Sendable (String) -> Void
 
   /// - Parameters:
@@ -58,10 +59,11 @@ public final class WebApp: Sendable {
   ///     so a new password takes effect, and ends the old one's sessions, without a restart.
   ///   - zoneNamed: the rules of the dock's zone, named by its status.
   ///   - secure: the app is served over HTTPS: cookies are `Secure`.
+  ///   - hostNames: the names a request's `Host` may give besides an IP address.
   ///   - log: one line for the journal, with its `<N>` level prefix.
   public init(
     dock: any DockLink, tokens: any TokenSource, passwordHash: @escaping @Sendable () -> PasswordHash?,
-    zoneNamed: @escaping @Sendable (String) -> ZoneRules, secure: Bool,
+    zoneNamed: @escaping @Sendable (String) -> ZoneRules, secure: Bool, hostNames: HostNames,
     log: @escaping @Sendable (String) -> Void
   ) {
     self.dock = dock
@@ -69,12 +71,20 @@ public final class WebApp: Sendable {
     self.passwordHash = passwordHash
     self.zoneNamed = zoneNamed
     self.secure = secure
+    self.hostNames = hostNames
     self.log = log
     state = Mutex(State(sessions: SessionStore(tokens: tokens)))
   }
 
   /// The answer to `request` at `time`.
   public func handle(_ request: HTTPRequest, at time: WebTime) -> HTTPResponse {
+    guard hostNames.allows(request.header("host")) else {
+      log(
+        "<4>puck-web: refused a request for a host name not the dock's (\(request.client), \(request.path))")
+      return .text(
+        "refused: this dock does not answer to that name; add it to [web] hostnames in puckd.conf",
+        status: 421)
+    }
     let method = request.method == "HEAD" ? "GET" : request.method
     guard method == "GET" || method == "POST" else {
       var response = HTTPResponse.text("method not allowed", status: 405)

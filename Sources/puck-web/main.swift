@@ -86,10 +86,17 @@ enum PuckWebMain {
 
     let zones = ZoneCache(ZoneInfoDirectory(environment: environment))
     let password = PasswordFileReader(path: passwordPath)
+    // The names a phone may use: the config's, and the machine's own (and with .local, as mDNS
+    // gives it).
+    var nameBuffer = [CChar](repeating: 0, count: 256)
+    let ownName =
+      gethostname(&nameBuffer, nameBuffer.count - 1) == 0
+      ? String(decoding: nameBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    let ownNames = ownName.isEmpty ? [] : [ownName, ownName + ".local"]
     let app = WebApp(
       dock: SocketDockLink(socketPath: socketPath), tokens: SystemTokenSource(),
       passwordHash: { password.current() }, zoneNamed: { zones.rules(named: $0) }, secure: tls != nil,
-      log: WebLog.write)
+      hostNames: HostNames(settings.hostnames + ownNames), log: WebLog.write)
     let server: HTTPServer
     do throws(HTTPServerError) {
       server = try HTTPServer(address: settings.address, port: settings.port, tls: tls) { request in

@@ -20,7 +20,7 @@ import Testing
       app = WebApp(
         dock: dock, tokens: CountingTokens(), passwordHash: { passwordBox.value.withLock { $0 } },
         zoneNamed: { _ in (try? ZoneRules(posixTZ: "CET-1CEST,M3.5.0,M10.5.0/3")) ?? .utc }, secure: secure,
-        log: { _ in })
+        hostNames: HostNames(["Dock.Local."]), log: { _ in })
     }
 
     var now: WebTime { clock.withLock { $0 } }
@@ -462,6 +462,48 @@ import Testing
     #expect(policy.contains("form-action 'self'"))
     #expect(headers["X-Content-Type-Options"] == "nosniff")
     #expect(headers["Referrer-Policy"] == "no-referrer")
+  }
+
+  @Test(
+    "a request for a name the dock does not answer to is refused before any route, the login included (DNS rebinding)"
+  )
+  func foreignHostRefused() {
+    let rig = Rig()
+    // A page of another site whose name now points at the dock: to the browser, same origin.
+    for path in ["/login", "/", "/style.css"] {
+      let reply = rig.app.handle(
+        HTTPRequest(method: "GET", path: path, headers: ["host": "evil.example:8469"], client: "192.0.2.9"),
+        at: rig.now)
+      #expect(reply.status == 421, "\(path): \(reply.status)")
+      #expect(reply.cookieValue(WebApp.loginCookie) == nil, "\(path): no login token for it")
+    }
+    let login = rig.app.handle(
+      HTTPRequest(
+        method: "POST", path: "/login",
+        headers: [
+          "host": "evil.example", "origin": "http://evil.example",
+          "cookie": "puck_login=\(String(repeating: "a", count: 64))",
+        ],
+        body: Array("login=\(String(repeating: "a", count: 64))&password=correct+horse+battery".utf8),
+        client: "192.0.2.9"),
+      at: rig.now)
+    #expect(login.status == 421 && login.cookieValue(WebApp.sessionCookie) == nil)
+    // Its own names, in any case and with a final dot; IP literals; localhost; no Host at all.
+    for host in [
+      "dock.local:8469", "DOCK.local", "dock.local.:8469", "192.168.1.20:8469", "[fd00::20]:8469",
+      "localhost:8469", "127.0.0.1",
+    ] {
+      let reply = rig.app.handle(
+        HTTPRequest(method: "GET", path: "/login", headers: ["host": host], client: "192.0.2.9"), at: rig.now)
+      #expect(reply.status == 200, "\(host): \(reply.status)")
+    }
+    let bare = rig.app.handle(
+      HTTPRequest(method: "GET", path: "/login", headers: [:], client: "192.0.2.9"), at: rig.now)
+    #expect(bare.status == 200)
+    // A name that only starts like the dock's, or an address-looking name, is not the dock.
+    for host in ["dock.local.evil.example", "192.168.1.20.evil.example", "[evil]:80", "dock.localx"] {
+      #expect(!HostNames(["dock.local"]).allows(host), "\(host)")
+    }
   }
 }
 

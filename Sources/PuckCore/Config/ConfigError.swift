@@ -73,6 +73,8 @@ public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
   case notANumber
   /// Not `all` nor an IP address.
   case notAnAddress
+  /// Not a list of host names.
+  case notAHostName
   /// Empty where a value is required; the associated text says what kind.
   case missing(String)
   /// Below the smallest accepted value, which is given as written in the file.
@@ -94,6 +96,9 @@ public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
     case .notAName: return "expected 1 to 32 lower-case letters, digits, - or _, like bedroom"
     case .notANumber: return "expected a whole number, like 1"
     case .notAnAddress: return "expected all, or an IP address of this dock like 192.168.1.20 or ::1"
+    case .notAHostName:
+      return
+        "expected host names separated by spaces, like puck.lan puck.fritz.box (letters, digits, - and .)"
     case .missing(let kind): return "expected \(kind)"
     case .belowMinimum(let minimum): return "expected at least \(minimum)"
     case .aboveMaximum(let maximum): return "expected at most \(maximum)"
@@ -112,6 +117,7 @@ public enum ValueProblem: Error, Hashable, Sendable, CustomStringConvertible {
     case .notAName: return "is not a name: \(expected)"
     case .notANumber: return "is not a number: \(expected)"
     case .notAnAddress: return "is not an address: \(expected)"
+    case .notAHostName: return "is not a list of host names: \(expected)"
     case .missing: return "is empty: \(expected)"
     case .belowMinimum(let minimum): return "is below the minimum \(minimum)"
     case .aboveMaximum(let maximum): return "is above the maximum \(maximum)"

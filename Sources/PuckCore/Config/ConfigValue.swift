@@ -140,6 +140,28 @@ extension ConfigValue where Value == GPIOLine {
   }
 }
 
+extension ConfigValue where Value == [String] {
+  /// Host names separated by spaces or commas, each of labels of letters, digits and `-` joined
+  /// by dots (a final dot dropped), kept in lower case; empty means none.
+  static var hostNames: Self {
+    Self(format: { $0.joined(separator: " ") }) { text throws(ValueProblem) in
+      var names: [String] = []
+      for name in text.lowercased().split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }) {
+        let bare = name.hasSuffix(".") ? name.dropLast() : name
+        let labels = bare.split(separator: ".", omittingEmptySubsequences: false)
+        guard bare.count <= 253,
+          labels.allSatisfy({ label in
+            (1...63).contains(label.count) && label.first != "-" && label.last != "-"
+              && label.allSatisfy { $0 == "-" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+          })
+        else { throw .notAHostName }
+        names.append(String(bare))
+      }
+      return names
+    }
+  }
+}
+
 extension ConfigValue where Value == ListenAddress {
   /// `all`, or an IPv4 or IPv6 address (`ListenAddress(parsing:)`).
   static var listenAddress: Self {

@@ -156,6 +156,10 @@ extension DockConfig {
     # speaks HTTPS only (README "HTTPS" has a self-signed recipe). Empty: plain HTTP.
     #certificate =
     #key =
+    # Names the phone may use for the dock besides its IP address, localhost and its own host
+    # name (also with .local), separated by spaces: the router's name for it, say. Any other
+    # name is refused, so no other site can pass for the dock (DNS rebinding).
+    #hostnames =
 
     """
 }

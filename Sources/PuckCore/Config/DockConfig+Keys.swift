@@ -193,6 +193,11 @@ extension DockConfig {
         ConfigKey(
           "key", \.web.key, .absolutePath,
           doc: "The certificate's PEM private key, root:puckalarm mode 0640."),
+        ConfigKey(
+          "hostnames", \.web.hostnames, .hostNames,
+          doc: "Names the phone may use for the dock besides its IP address, localhost and its own host"
+            + " name (also with .local), separated by spaces, such as the router's name for it:"
+            + " puck.fritz.box. Any other name is refused, so no other site can pass for the dock."),
       ]),
   ]
 

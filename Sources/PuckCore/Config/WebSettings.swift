@@ -11,6 +11,10 @@ public struct WebSettings: Hashable, Sendable {
   public var certificate: String?
   /// `key`: the PEM private key of `certificate`.
   public var key: String?
+  /// `hostnames`: the names the web app answers to besides an IP address, `localhost` and the
+  /// machine's own host name (also with `.local`), such as the router's DNS name for the dock.
+  /// Any other name in a request's `Host` is refused (DNS rebinding).
+  public var hostnames: [String] = []
 
   /// The port when none is set: unassigned by IANA and used by nothing common on a home
   /// network (8080, 8000 and 8123 are often taken: Home Assistant is 8123).
@@ -54,7 +58,7 @@ public enum ListenAddress: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// Four decimal numbers 0-255 without leading zeros, separated by dots (as `inet_pton` takes them).
-  static func isIPv4(_ text: String) -> Bool {
+  public static func isIPv4(_ text: String) -> Bool {
     let parts = text.split(separator: ".", omittingEmptySubsequences: false)
     return parts.count == 4
       && parts.allSatisfy { part in
@@ -65,7 +69,7 @@ public enum ListenAddress: Hashable, Sendable, CustomStringConvertible {
 
   /// Eight groups of 1-4 hex digits separated by colons, one run of them shortened to `::` at
   /// most once, the last two may be an IPv4 address (as `inet_pton` takes them; no zone).
-  static func isIPv6(_ text: String) -> Bool {
+  public static func isIPv6(_ text: String) -> Bool {
     let halves = text.components(separatedBy: "::")
     guard halves.count <= 2 else { return false }
     var groups = 0

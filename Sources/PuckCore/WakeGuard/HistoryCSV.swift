@@ -22,11 +22,17 @@ public enum HistoryCSV {
     ].joined(separator: ",")
   }
 
-  /// A text field, quoted when it must be, defused when it looks like a formula.
+  /// A text field, quoted when it must be, defused when it looks like a formula. Both look at
+  /// Unicode scalars, not characters: `=` followed by a combining mark or a joiner is one
+  /// character that is not `=`, yet a spreadsheet still reads a formula.
   static func field(_ text: String) -> String {
     var value = text
-    if let first = value.first, "=+-@".contains(first) { value = "'" + value }
-    guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+    if let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) {
+      value = "'" + value
+    }
+    guard value.unicodeScalars.contains(where: { ",\"\n\r".unicodeScalars.contains($0) }) else {
+      return value
+    }
     return "\"" + value.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"")
       + "\""
   }

@@ -60,6 +60,7 @@ import Testing
     port = 8443
     certificate = /etc/puckalarm/web.pem
     key = /etc/puckalarm/web-key.pem
+    hostnames = puck.lan Puck.Fritz.Box.
     """
 
   /// `section.key` of every key of the table, in its order.

@@ -378,6 +378,17 @@ import Testing
         + " like 192.168.1.20 or ::1")
     #expect(error("[web]\nport = 0")?.description.contains("is not a port") == true)
     #expect(error("[web]\ncertificate = web.pem")?.description.contains("is not an absolute path") == true)
+    // hostnames: names by spaces or commas, kept in lower case without a final dot.
+    #expect(DockConfig().web.hostnames.isEmpty)
+    let named = try DockConfig.parse(
+      "[web]\nhostnames = Puck.LAN, puck.fritz.box.  dock-1\n", file: "puckd.conf")
+    #expect(named.web.hostnames == ["puck.lan", "puck.fritz.box", "dock-1"])
+    for bad in ["puck_lan", "-puck.lan", "puck..lan", "puck.lan/x", "*.lan", "http://puck.lan", "pück.lan"] {
+      #expect(
+        error("[web]\nhostnames = \(bad)")?.description
+          == "puckd.conf:2: hostnames = \(bad) is not a list of host names: expected host names separated by"
+          + " spaces, like puck.lan puck.fritz.box (letters, digits, - and .)", "\(bad)")
+    }
   }
 
   @Test("pre_alarm: 30 min by default, 1 s to 12 h")

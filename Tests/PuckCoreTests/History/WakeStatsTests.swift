@@ -93,5 +93,11 @@ struct WakeStatsTests {
     #expect(formula.contains(",\"'=HYPERLINK(\"\"x\"\")\","), "\(formula)")
     #expect(
       formula.contains(",,2026-03-02T06:30:00Z,missed,,0,1,,"), "no first ring, no time, no puck: \(formula)")
+    // A formula sign followed by a combining mark or a joiner is one character that is not the
+    // sign (found by review): still defused. A tab or carriage return first, too.
+    for label in ["=\u{301}1+1", "=\u{200D}1+1", "\t=1+1", "@\u{301}SUM(A1)"] {
+      #expect(HistoryCSV.field(label).unicodeScalars.first == "'", "\(label.unicodeScalars.map(\.value))")
+    }
+    #expect(HistoryCSV.field("a\r\nb") == "\"a\r\nb\"", "a CR LF (one character) is quoted")
   }
 }
