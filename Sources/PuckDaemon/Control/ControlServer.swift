@@ -250,7 +250,7 @@ final class ControlServer {
       case .oversized:
         Log.warning("control: client pid \(client.peer.pid) sent over 64 KiB without a newline; closing")
         client.deadline.disarm()
-        send(.failure(ControlFailure(.badRequest, "request longer than 64 KiB")), to: client)
+        send(.failure(.badRequest, "request longer than 64 KiB"), to: client)
         return
       }
     }
