@@ -19,9 +19,9 @@ struct StatsCommand {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]
       print(String(decoding: try encoder.encode(stats), as: UTF8.self))
-      return .success
+    } else {
+      print(render(stats, weeks: weeks))
     }
-    print(render(stats, weeks: weeks))
     return .success
   }
 

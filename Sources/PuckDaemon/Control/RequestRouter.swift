@@ -91,8 +91,7 @@ final class RequestRouter {
       reply.pausedUntil = status.dockPausedUntil
       client.send(reply)
     case .history:
-      let limit = try required(request.integer(.limit))
-      client.send(try history(HistoryQuery(limit: limit, before: request.integer(.before))))
+      client.send(try history(limit: try required(request.integer(.limit)), before: request.integer(.before)))
     case .alarmAdd: try addAlarm(try required(request.alarmDraft), client: client)
     case .alarmRemove:
       try changeAlarm(try required(request.alarmID), client: client, verb: "removed") { book, index in
@@ -150,13 +149,14 @@ final class RequestRouter {
     }
   }
 
-  private func history(_ query: HistoryQuery) throws(ControlFailure) -> ControlReply {
+  /// The `limit` entries older than the cursor `before`, or the newest.
+  private func history(limit: Int, before: Int?) throws(ControlFailure) -> ControlReply {
     // A page read backwards from its end: the cost follows the page, not the file's years.
     let page = try ControlFailure.failing("history could not be read") {
-      try dock.state.journal.log.readPage(before: query.before, limit: query.limit)
+      try dock.state.journal.log.readPage(before: before, limit: limit)
     }
     guard let page else {
-      throw ControlFailure(.badRequest, "\(query.before ?? 0) is not a cursor a history reply gave")
+      throw ControlFailure(.badRequest, "\(before ?? 0) is not a cursor a history reply gave")
     }
     if !page.problems.isEmpty { dock.state.files.refreshProblems() }
     return ControlReply(ok: true, history: page.entries, nextBefore: page.nextBefore)
