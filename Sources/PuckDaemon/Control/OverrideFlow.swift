@@ -25,9 +25,10 @@ final class OverrideFlow {
       client.send(.nothingToDo("no wake-up is open"))
       return
     }
+    let delay = dock.settings.config.enforcement.overrideDelay
     // The cost is the ring: a wake-up silenced by a stop is overridden once it rings again
     // (with no delay configured, there is no cost to wait for).
-    guard enforcement.machine.isRinging || dock.settings.config.enforcement.overrideDelay == .zero else {
+    guard enforcement.machine.isRinging || delay == .zero else {
       throw ControlFailure(
         .refused,
         "the wake-up is quiet after a stop; an override counts down only while the ring goes on: "
@@ -39,7 +40,6 @@ final class OverrideFlow {
         "an override is already counting down (it closes the wake-ups \(dock.settings.describe(current.detail))); "
           + "sudo puckctl override --cancel stops it")
     }
-    let delay = dock.settings.config.enforcement.overrideDelay
     Log.warning(
       "override requested by uid \(client.peer.uid) (pid \(client.peer.pid)); "
         + (delay > .zero

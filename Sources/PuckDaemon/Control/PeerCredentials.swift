@@ -15,7 +15,9 @@ struct PeerCredentials {
     var cred: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
     var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
     guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) == 0 else { return nil }
-    (pid, uid, gid) = cred
+    pid = cred.pid
+    uid = cred.uid
+    gid = cred.gid
     groups = Self.supplementaryGroups(of: fd)
   }
 
