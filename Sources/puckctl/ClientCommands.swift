@@ -17,6 +17,7 @@ struct ClientCommands {
     case .unpair: return try unpair(request)
     case .override: return try override(request)
     case .history where request.flag(.csv): return try historyCSV(request)
+    case .stats: return try stats(request)
     case .test: printProgress("ringing for \(request.integer(.seconds) ?? 0) s…")
     default: break
     }

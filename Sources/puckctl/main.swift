@@ -76,7 +76,6 @@ enum PuckCtl {
             request.text(.config) ?? StandardPaths(environment: environment, isRoot: geteuid() == 0).config
           let setup = SetupCommand(request: request, client: client, zone: zone, now: now)
           return try setup.run(configPath: config).rawValue
-        case .stats: return try StatsCommand(client: client, zone: zone, now: now).run(request).rawValue
         default: return try ClientCommands(client: client, zone: zone, now: now).run(request).rawValue
         }
       }
