@@ -17,9 +17,8 @@ struct ClientCommands {
     case .unpair: return try unpair(request)
     case .override: return try override(request)
     case .history where request.flag(.csv): return try historyCSV(request)
-    case .test:
-      print("ringing for \(request.integer(.seconds) ?? 0) s…")
-      fflush(nil)
+    case .stats: return try stats(request)
+    case .test: printProgress("ringing for \(request.integer(.seconds) ?? 0) s…")
     default: break
     }
     let reply = try client.send(request, progress: printProgress)
@@ -120,6 +119,7 @@ struct ClientCommands {
     let alarms = reply.alarms ?? []
     if alarms.isEmpty { print("no alarms — add one with: puckctl alarm add 06:30 --days weekdays") }
     let today = zone.localDateTime(at: now).date
+    var ownPause = false
     for view in alarms {
       let alarm = view.alarm
       var line = "\(alarm.id)  \(alarm.time)  \(alarm.recurrence.summary)"
@@ -130,16 +130,13 @@ struct ClientCommands {
       // The dock's pause and the alarm's own apart, as each is lifted by its own resume; the
       // later one is the one that holds.
       if let paused = alarm.pausedUntil, paused > today {
+        ownPause = ownPause || paused != reply.pausedUntil
         line += paused == reply.pausedUntil ? "  (dock paused until \(paused))" : "  (paused until \(paused))"
       }
       if let next = view.next { line += "  next \(text.local(next))" }
       print(line)
     }
-    if alarms.contains(where: {
-      ($0.alarm.pausedUntil ?? today) > today && $0.alarm.pausedUntil != reply.pausedUntil
-    }) {
-      print("(paused until …): 'puckctl alarm resume ID' ends that alarm's own pause")
-    }
+    if ownPause { print("(paused until …): 'puckctl alarm resume ID' ends that alarm's own pause") }
     if reply.pausedUntil != nil {
       print("(dock paused until …): the whole dock is paused; 'puckctl resume' ends it")
     }

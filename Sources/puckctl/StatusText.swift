@@ -10,6 +10,11 @@ struct StatusText {
     zone.describe(instant)
   }
 
+  /// `7 min 05 s`, `45 s`.
+  static func minutes(_ seconds: Int) -> String {
+    seconds < 60 ? "\(seconds) s" : "\(seconds / 60) min \(seconds % 60 < 10 ? "0" : "")\(seconds % 60) s"
+  }
+
   /// "in 7 h 12 min", "in 40 s".
   func relative(_ instant: Instant) -> String {
     let seconds = max(0, instant.seconds(since: now))
@@ -126,7 +131,7 @@ extension StatusText {
       let first = Instant.iso8601(unixSeconds: opened.unixSeconds, offset: zone.offset(at: opened))
       let clock = first.split(separator: "T").last.map { String($0.prefix(8)) } ?? first
       return
-        "\(StatsCommand.minutes(Int(max(0, entry.closedAt.seconds(since: opened))))) after the first ring (\(clock))"
+        "\(Self.minutes(Int(max(0, entry.closedAt.seconds(since: opened))))) after the first ring (\(clock))"
     }
     let what: String
     switch entry.outcome {

@@ -2,7 +2,6 @@ import FoundationEssentials
 import Glibc
 import PuckClient
 import PuckCore
-import PuckPassword
 import PuckStorage
 import PuckSystem
 
@@ -30,18 +29,15 @@ enum PuckCtl {
     // --socket, else $PUCK_SOCKET (handy for the demo), else the standard path.
     var socketPath =
       environment["PUCK_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultSocket(environment)
-    if let first = arguments.first, first == "--socket" || first.hasPrefix("--socket=") {
-      if first == "--socket" {
-        guard arguments.count >= 2 else {
-          printError("puckctl: --socket needs a path")
-          return ExitCode.usage.rawValue
-        }
-        socketPath = arguments[1]
-        arguments.removeFirst(2)
-      } else {
-        socketPath = String(first.dropFirst("--socket=".count))
-        arguments.removeFirst()
+    if arguments.first?.hasPrefix("--socket=") == true {
+      socketPath = String(arguments.removeFirst().dropFirst("--socket=".count))
+    } else if arguments.first == "--socket" {
+      guard arguments.count >= 2 else {
+        printError("puckctl: --socket needs a path")
+        return ExitCode.usage.rawValue
       }
+      socketPath = arguments[1]
+      arguments.removeFirst(2)
     }
     guard let word = arguments.first else {
       printError(usage)
@@ -68,42 +64,28 @@ enum PuckCtl {
       }
       let request = try ControlRequest(commandLine: arguments, standardInput: { readLine() })
       switch request.name {
-      case .calendar:
-        print(try CalendarCommand.run(request, now: now, zones: zones))
-        return ExitCode.success.rawValue
-      case .completion:
-        print(ShellCompletion.script(for: request.text(.shell) ?? ""), terminator: "")
-        return ExitCode.success.rawValue
-      case .webPassword:
-        return try WebPasswordCommand(request: request).run().rawValue
+      case .calendar: print(try CalendarCommand.run(request, now: now, zones: zones))
+      case .completion: print(ShellCompletion.script(for: request.text(.shell) ?? ""), terminator: "")
+      case .webPassword: return try WebPasswordCommand(request: request).run().rawValue
       default:
         let client = DaemonClient(socketPath: socketPath)
         let zone = (try? zones.systemZone()) ?? .utc
-        if request.name == .setup {
+        switch request.name {
+        case .setup:
           let config =
             request.text(.config) ?? StandardPaths(environment: environment, isRoot: geteuid() == 0).config
-          return try SetupCommand(request: request, client: client, zone: zone, now: now).run(
-            configPath: config
-          )
-          .rawValue
+          let setup = SetupCommand(request: request, client: client, zone: zone, now: now)
+          return try setup.run(configPath: config).rawValue
+        default: return try ClientCommands(client: client, zone: zone, now: now).run(request).rawValue
         }
-        if request.name == .stats {
-          return try StatsCommand(client: client, zone: zone, now: now).run(request).rawValue
-        }
-        return try ClientCommands(client: client, zone: zone, now: now).run(request).rawValue
       }
+      return ExitCode.success.rawValue
     } catch let failure as ControlFailure {
       printError("puckctl: \(failure.message)")
       return ExitCode(failure.kind).rawValue
     } catch let error as UsageError {
       printError("puckctl: \(error.message)")
       return ExitCode.usage.rawValue
-    } catch let error as PasswordError {
-      printError("puckctl: \(error)")
-      return ExitCode.failure.rawValue
-    } catch let error as WebPasswordFileError {
-      printError("puckctl: \(error)")
-      return ExitCode.failure.rawValue
     } catch let error as ZoneLookupError {
       printError("puckctl: \(error)")
       return ExitCode.usage.rawValue

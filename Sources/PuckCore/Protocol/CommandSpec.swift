@@ -215,8 +215,8 @@ public enum CommandHome: Hashable, Sendable {
 public struct CommandSpec: Hashable, Sendable {
   /// The name on the wire (and, for a client command, in the table).
   public let name: CommandName
-  /// The words typed after `puckctl`: `["alarm", "add"]`.
-  public let words: [String]
+  /// The words typed after `puckctl`: the name's parts, `alarm.add` typed `["alarm", "add"]`.
+  public var words: [String] { name.rawValue.split(separator: ".").map(String.init) }
   /// The least privileged role allowed to send it (docs/DESIGN.md C2).
   public let role: Role
   /// Who answers it.
@@ -233,12 +233,10 @@ public struct CommandSpec: Hashable, Sendable {
   public let needsAnOption: Bool
 
   public init(
-    _ name: CommandName, _ words: [String], _ role: Role, home: CommandHome = .daemon,
-    _ arguments: [CommandArgument] = [], exclusive: [[Field]] = [], needsAnOption: Bool = false,
-    summary: String, details: String
+    _ name: CommandName, _ role: Role, home: CommandHome = .daemon, _ arguments: [CommandArgument] = [],
+    exclusive: [[Field]] = [], needsAnOption: Bool = false, summary: String, details: String = ""
   ) {
     self.name = name
-    self.words = words
     self.role = role
     self.home = home
     self.arguments = arguments

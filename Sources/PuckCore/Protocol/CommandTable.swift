@@ -134,7 +134,7 @@ extension CommandName {
     switch self {
     case .status:
       return CommandSpec(
-        self, ["status"], .anyone, [.json], summary: "is the dock protected? next alarm, wake-ups, devices",
+        self, .anyone, [.json], summary: "is the dock protected? next alarm, wake-ups, devices",
         details: """
           Next alarm, open wake-ups, reader/audio/buzzer health, pairing, clock sync, and whether the
           dock is protected. Exits 1 when it is not protected, and says why. A part the config
@@ -142,7 +142,7 @@ extension CommandName {
           """)
     case .pair:
       return CommandSpec(
-        self, ["pair"], .root,
+        self, .root,
         [
           .puckName, CommandArgument(.option("timeout"), .integer(CommandTable.pairTimeout), field: .seconds),
         ],
@@ -156,7 +156,7 @@ extension CommandName {
           """)
     case .unpair:
       return CommandSpec(
-        self, ["unpair"], .root, [.puckName, CommandArgument(.option("yes"), .flag(true), field: .yes)],
+        self, .root, [.puckName, CommandArgument(.option("yes"), .flag(true), field: .yes)],
         summary: "forget a paired puck (root)",
         details: """
           Forgets the puck named NAME (the only one when there is one). Refused while a wake-up is
@@ -165,11 +165,11 @@ extension CommandName {
           """)
     case .pucks:
       return CommandSpec(
-        self, ["pucks"], .anyone, [.json], summary: "the paired pucks, and when each was last seen",
+        self, .anyone, [.json], summary: "the paired pucks, and when each was last seen",
         details: "Lists the paired pucks: name, tag (masked), when paired, when last seen.")
     case .alarmAdd:
       return CommandSpec(
-        self, ["alarm", "add"], .member,
+        self, .member,
         [
           .operand(.time, .time), .days, .date, .label,
           CommandArgument(.option("no-puck"), .flag(false), field: .requiresPuck, default: .flag(true)),
@@ -182,27 +182,24 @@ extension CommandName {
           """)
     case .alarmList:
       return CommandSpec(
-        self, ["alarm", "list"], .anyone, [.json], summary: "the alarms and when each rings next",
+        self, .anyone, [.json], summary: "the alarms and when each rings next",
         details: """
           A pause shows as (paused until DATE) when it is the alarm's own, which 'alarm resume ID'
           ends, and as (dock paused until DATE) when the whole dock is paused, which 'resume' ends.
           """)
     case .alarmRemove:
-      return CommandSpec(self, ["alarm", "rm"], .member, [.alarmID], summary: "remove an alarm", details: "")
+      return CommandSpec(self, .member, [.alarmID], summary: "remove an alarm")
     case .alarmEnable:
-      return CommandSpec(
-        self, ["alarm", "enable"], .member, [.alarmID], summary: "let an alarm ring again", details: "")
+      return CommandSpec(self, .member, [.alarmID], summary: "let an alarm ring again")
     case .alarmDisable:
-      return CommandSpec(
-        self, ["alarm", "disable"], .member, [.alarmID], summary: "keep an alarm without ringing it",
-        details: "")
+      return CommandSpec(self, .member, [.alarmID], summary: "keep an alarm without ringing it")
     case .alarmSkip:
       return CommandSpec(
-        self, ["alarm", "skip"], .member, [.alarmID], summary: "skip only the next occurrence",
+        self, .member, [.alarmID], summary: "skip only the next occurrence",
         details: "'skip' skips only the next occurrence.")
     case .alarmEdit:
       return CommandSpec(
-        self, ["alarm", "edit"], .member,
+        self, .member,
         [
           .alarmID, CommandArgument(.option("time"), .time, field: .time), .days, .date, .label,
           CommandArgument(.option("puck"), .flag(true), field: .requiresPuck), .noPuck,
@@ -212,18 +209,18 @@ extension CommandName {
         details: "'edit' changes what it is given and keeps the rest.")
     case .alarmPause:
       return CommandSpec(
-        self, ["alarm", "pause"], .member, [.alarmID, .until], summary: "no ring from this alarm before DATE",
+        self, .member, [.alarmID, .until], summary: "no ring from this alarm before DATE",
         details: """
           'pause --until DATE': nothing rings before DATE, the first day it rings again, at most a
           year ahead. Edit, pause and resume are refused for an alarm whose wake-up is open.
           """)
     case .alarmResume:
       return CommandSpec(
-        self, ["alarm", "resume"], .member, [.alarmID], summary: "end an alarm's pause",
+        self, .member, [.alarmID], summary: "end an alarm's pause",
         details: "'resume' ends the alarm's own pause (not the whole dock's: that is 'puckctl resume').")
     case .pause:
       return CommandSpec(
-        self, ["pause"], .member, [.until], summary: "no alarm rings before DATE (holidays)",
+        self, .member, [.until], summary: "no alarm rings before DATE (holidays)",
         details: """
           Pauses the whole dock: no alarm rings on a day before DATE, the first day alarms ring
           again, at most a year ahead ('today' and 'tomorrow' are the dock's). Refused while a
@@ -231,18 +228,18 @@ extension CommandName {
           """)
     case .resume:
       return CommandSpec(
-        self, ["resume"], .member, summary: "end the whole dock's pause",
+        self, .member, summary: "end the whole dock's pause",
         details: "Ends a pause of the whole dock (an alarm's own pause: 'puckctl alarm resume ID').")
     case .stop:
       return CommandSpec(
-        self, ["stop"], .member, summary: "silence the ring; it comes back after the retry delay",
+        self, .member, summary: "silence the ring; it comes back after the retry delay",
         details: """
           Silences the ring (a bypass, like the dock button); it rings again after the retry delay.
           Exits 3 when nothing is ringing.
           """)
     case .scan:
       return CommandSpec(
-        self, ["scan"], .member, [.operand(.tagUID, .uid)], summary: "simulated scan (puckd --simulate only)",
+        self, .member, [.operand(.tagUID, .uid)], summary: "simulated scan (puckd --simulate only)",
         details: """
           Delivers a simulated scan (only to a daemon started with --simulate). UID is 4, 7 or 10
           bytes in hex, separated by colons, dashes or spaces, or not at all: 04:A2:3B:11:22:33:44,
@@ -250,7 +247,7 @@ extension CommandName {
           """)
     case .override:
       return CommandSpec(
-        self, ["override"], .root,
+        self, .root,
         [
           CommandArgument(.option("yes"), .flag(true), field: .yes, sent: false),
           CommandArgument(.option("cancel"), .flag(true), field: .cancel),
@@ -266,7 +263,7 @@ extension CommandName {
           """)
     case .history:
       return CommandSpec(
-        self, ["history"], .anyone,
+        self, .anyone,
         [
           .json, CommandArgument(.option("csv"), .flag(true), field: .csv, sent: false),
           CommandArgument(.option("limit"), .integer(CommandTable.historyLimit), field: .limit),
@@ -283,7 +280,7 @@ extension CommandName {
           """)
     case .test:
       return CommandSpec(
-        self, ["test"], .member,
+        self, .member,
         [
           CommandArgument(.option("seconds"), .integer(CommandTable.testSeconds), field: .seconds),
           CommandArgument(
@@ -298,11 +295,11 @@ extension CommandName {
           """)
     case .acknowledge:
       return CommandSpec(
-        self, ["acknowledge"], .member, summary: "clear the state problems and missed alarms status shows",
+        self, .member, summary: "clear the state problems and missed alarms status shows",
         details: "Clears the state problems and missed alarms that status shows.")
     case .check:
       return CommandSpec(
-        self, ["check"], .member, [.json], summary: "pre-flight check: read back what the next alarm needs",
+        self, .member, [.json], summary: "pre-flight check: read back what the next alarm needs",
         details: """
           Runs the pre-flight check now, as puckd does at start and [enforcement] check_before
           (10 min) ahead of every alarm: the reader answers, the pairing file reads back and
@@ -319,14 +316,14 @@ extension CommandName {
           """)
     case .awake:
       return CommandSpec(
-        self, ["awake"], .member, summary: "answer the wake-up check: I am up",
+        self, .member, summary: "answer the wake-up check: I am up",
         details: """
           Answers the wake-up check ([enforcement] awake_check) while the dock waits for it, as
           the dock button does. Without an answer within a minute the wake-up opens again.
           """)
     case .readerAdd:
       return CommandSpec(
-        self, ["reader", "add"], .root,
+        self, .root,
         [.readerName, CommandArgument(.option("key-stdin"), .standardInput(.readerKey), field: .key)],
         summary: "enrol a remote reader and print its key (root)",
         details: """
@@ -338,15 +335,15 @@ extension CommandName {
           """)
     case .readerRemove:
       return CommandSpec(
-        self, ["reader", "rm"], .root, [.readerName], summary: "remove a remote reader and its key (root)",
+        self, .root, [.readerName], summary: "remove a remote reader and its key (root)",
         details: "Removes a remote reader. Refused while a wake-up is open.")
     case .readerList:
       return CommandSpec(
-        self, ["reader", "list"], .anyone, summary: "the remote readers and their health",
+        self, .anyone, summary: "the remote readers and their health",
         details: "Lists the enrolled remote readers, each with its health.")
     case .reload:
       return CommandSpec(
-        self, ["reload"], .root, summary: "read puckd.conf again and apply it, as SIGHUP does (root)",
+        self, .root, summary: "read puckd.conf again and apply it, as SIGHUP does (root)",
         details: """
           Reads the config file again and applies what changed (devices, reader, zone, schedule),
           as 'systemctl reload puckd' (SIGHUP) does, and answers whether it was taken: a config
@@ -355,7 +352,7 @@ extension CommandName {
           """)
     case .stats:
       return CommandSpec(
-        self, ["stats"], .anyone, home: .client,
+        self, .anyone, home: .client,
         [CommandArgument(.option("weeks"), .integer(CommandTable.statsWeeks), field: .weeks), .json],
         summary: "streak, time to get up per weekday, bypasses per week",
         details: """
@@ -366,7 +363,7 @@ extension CommandName {
           """)
     case .calendar:
       return CommandSpec(
-        self, ["calendar"], .anyone, home: .client,
+        self, .anyone, home: .client,
         [
           .operand(.time, .time), .days, .date,
           CommandArgument(.option("tz"), .text(.free("ZONE")), field: .tz),
@@ -389,7 +386,7 @@ extension CommandName {
           """)
     case .completion:
       return CommandSpec(
-        self, ["completion"], .anyone, home: .client,
+        self, .anyone, home: .client,
         [.operand(.text(.oneOf(["bash", "zsh", "fish"])), .shell)],
         summary: "print the shell's completion script",
         details: """
@@ -398,7 +395,7 @@ extension CommandName {
           """)
     case .setup:
       return CommandSpec(
-        self, ["setup"], .root, home: .client,
+        self, .root, home: .client,
         [
           CommandArgument(.option("config"), .text(.free("PATH")), field: .config),
           CommandArgument(.option("root"), .text(.free("DIR")), field: .root),
@@ -422,7 +419,7 @@ extension CommandName {
           """)
     case .webPassword:
       return CommandSpec(
-        self, ["web", "password"], .root, home: .client,
+        self, .root, home: .client,
         [CommandArgument(.option("file"), .text(.free("PATH")), field: .file)],
         summary: "set the web app's password (root)",
         details: """

@@ -58,6 +58,11 @@ public struct ControlReply: Hashable, Sendable, Codable {
     ControlReply(ok: false, failure: failure, message: failure.message)
   }
 
+  /// A final failure line of `kind` saying `message`.
+  public static func failure(_ kind: ControlFailure.Kind, _ message: String) -> ControlReply {
+    failure(ControlFailure(kind, message))
+  }
+
   /// A progress line.
   public static func progress(_ text: String) -> ControlReply { ControlReply(progress: text) }
 }

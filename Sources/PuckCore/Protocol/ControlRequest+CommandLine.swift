@@ -51,12 +51,10 @@ extension ControlRequest {
         throw refuse(other == name ? "--\(name) given twice" : "--\(other) and --\(name): choose one")
       }
       givenBy[option.field] = name
+      if inline != nil && !option.kind.takesValue { throw refuse("--\(name) takes no value") }
       switch option.kind {
-      case .flag(let value):
-        guard inline == nil else { throw refuse("--\(name) takes no value") }
-        values[option.field] = .flag(value)
+      case .flag(let value): values[option.field] = .flag(value)
       case .standardInput(let rule):
-        guard inline == nil else { throw refuse("--\(name) takes no value") }
         let line = standardInput().map { String($0.filter { !$0.isWhitespace }).lowercased() } ?? ""
         guard rule.check(line) else { throw refuse("--\(name): \(rule.rule), on standard input") }
         values[option.field] = .text(line)

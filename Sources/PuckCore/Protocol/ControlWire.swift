@@ -123,6 +123,19 @@ public struct ControlFailure: Error, Hashable, Sendable, Codable, CustomStringCo
     /// No such alarm.
     case notFound
   }
+
+  /// What `body` returns; whatever it throws becomes a `failed` failure saying
+  /// `context: error` (or only the error, without a context).
+  public static func failing<Value>(_ context: String? = nil, _ body: () throws -> Value)
+    throws(ControlFailure)
+    -> Value
+  {
+    do {
+      return try body()
+    } catch {
+      throw ControlFailure(.failed, context.map { "\($0): \(error)" } ?? "\(error)")
+    }
+  }
 }
 
 extension ArgumentKind {

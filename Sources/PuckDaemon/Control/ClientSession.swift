@@ -1,3 +1,4 @@
+import PuckCore
 import PuckSystem
 
 /// A client's exchange with a flow that ends at a deadline unless something ends it first:
@@ -27,8 +28,10 @@ struct ClientSession<Detail> {
     try timer.arm(after: after)
   }
 
-  /// Cancels the deadline's timer: the exchange is over.
-  func end() {
+  /// Cancels the deadline's timer: the exchange is over; `reply`, if any, tells the client
+  /// how (nothing is sent to a client that has gone away).
+  func end(_ reply: ControlReply? = nil) {
     timer.cancel()
+    if let reply { client.send(reply) }
   }
 }

@@ -51,14 +51,11 @@ final class ControlServer {
     self.isPrivileged = isPrivileged
     self.onRequest = onRequest
     try makeParentDirectories(of: path)
+    guard let address = UnixSocketAddress(path) else { throw SystemError("bind", code: ENAMETOOLONG) }
     let listener = try FileDescriptor("socket") {
       socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
     }
     self.listener = listener
-    guard let address = UnixSocketAddress(path) else {
-      listener.close()
-      throw SystemError("bind", code: ENAMETOOLONG)
-    }
     unlink(path)
     do throws(SystemError) {
       try address.withSockaddr { (pointer, length) throws(SystemError) in
@@ -250,7 +247,7 @@ final class ControlServer {
       case .oversized:
         Log.warning("control: client pid \(client.peer.pid) sent over 64 KiB without a newline; closing")
         client.deadline.disarm()
-        send(.failure(ControlFailure(.badRequest, "request longer than 64 KiB")), to: client)
+        send(.failure(.badRequest, "request longer than 64 KiB"), to: client)
         return
       }
     }

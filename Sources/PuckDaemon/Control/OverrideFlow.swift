@@ -25,9 +25,10 @@ final class OverrideFlow {
       client.send(.nothingToDo("no wake-up is open"))
       return
     }
+    let delay = dock.settings.config.enforcement.overrideDelay
     // The cost is the ring: a wake-up silenced by a stop is overridden once it rings again
     // (with no delay configured, there is no cost to wait for).
-    guard enforcement.machine.isRinging || dock.settings.config.enforcement.overrideDelay == .zero else {
+    guard enforcement.machine.isRinging || delay == .zero else {
       throw ControlFailure(
         .refused,
         "the wake-up is quiet after a stop; an override counts down only while the ring goes on: "
@@ -39,7 +40,6 @@ final class OverrideFlow {
         "an override is already counting down (it closes the wake-ups \(dock.settings.describe(current.detail))); "
           + "sudo puckctl override --cancel stops it")
     }
-    let delay = dock.settings.config.enforcement.overrideDelay
     Log.warning(
       "override requested by uid \(client.peer.uid) (pid \(client.peer.pid)); "
         + (delay > .zero
@@ -49,12 +49,10 @@ final class OverrideFlow {
       return
     }
     let closesAt = dock.time.instant.adding(delay)
-    do {
-      session = try ClientSession(client: client, detail: closesAt, dock: dock, after: delay) {
-        [unowned self] in self.delayPassed()
+    session = try ControlFailure.failing {
+      try ClientSession(client: client, detail: closesAt, dock: dock, after: delay) { [unowned self] in
+        self.delayPassed()
       }
-    } catch {
-      throw ControlFailure(.failed, "\(error)")
     }
     client.send(
       .progress(
@@ -70,7 +68,7 @@ final class OverrideFlow {
       client.send(.nothingToDo("no override is counting down"))
       return
     }
-    end(.failure(ControlFailure(.failed, "override cancelled; the wake-up stays open")))
+    end(.failure(.failed, "override cancelled; the wake-up stays open"))
     Log.notice("override cancelled by uid \(client.peer.uid); the wake-up stays open")
     client.send(.success("override cancelled; the wake-up stays open"))
   }
@@ -88,10 +86,9 @@ final class OverrideFlow {
       Log.notice("override cancelled: the ring was stopped; the wake-up stays open")
       end(
         .failure(
-          ControlFailure(
-            .failed,
-            "override cancelled: the ring was stopped, and an override counts down only while it goes on; "
-              + "the wake-up stays open")))
+          .failed,
+          "override cancelled: the ring was stopped, and an override counts down only while it goes on; "
+            + "the wake-up stays open"))
     }
   }
 
@@ -111,15 +108,14 @@ final class OverrideFlow {
   private func end(_ reply: ControlReply?) {
     guard let current = session else { return }
     session = nil
-    current.end()
-    if let reply, !current.client.isClosed { current.client.send(reply) }
+    current.end(reply)
     dock.changes.mark(.status)
   }
 
   /// Closes every open wake-up without a scan, records it, and answers `client`.
   private func close(replyingTo client: ControlServer.Client) {
     guard enforcement.isOpen else {
-      if !client.isClosed { client.send(.nothingToDo("no wake-up is open")) }
+      client.send(.nothingToDo("no wake-up is open"))
       return
     }
     let count = enforcement.guards.count
@@ -128,8 +124,6 @@ final class OverrideFlow {
       !enforcement.historyIsWaiting
       ? "recorded in history"
       : "NOT yet recorded in history (\(dock.state.journal.failure ?? "pending")); kept in \(EnforcementRecord.fileName) and retried"
-    if !client.isClosed {
-      client.send(.success("closed \(count) wake-up\(count == 1 ? "" : "s") WITHOUT a scan; \(recorded)"))
-    }
+    client.send(.success("closed \(count) wake-up\(count == 1 ? "" : "s") WITHOUT a scan; \(recorded)"))
   }
 }

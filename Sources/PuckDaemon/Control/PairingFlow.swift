@@ -47,14 +47,11 @@ final class PairingFlow {
       throw ControlFailure(
         .refused, "\(Pairing.maximumPucks) pucks are paired, the most a dock keeps; unpair one first")
     }
-    do {
-      session = try ClientSession(
-        client: client, detail: Enrolment(name: name), dock: dock, after: .seconds(timeout)
-      ) { [unowned self] in
-        self.finish(.failure(ControlFailure(.failed, "no tag seen within \(timeout) s; nothing paired")))
+    session = try ControlFailure.failing {
+      try ClientSession(client: client, detail: Enrolment(name: name), dock: dock, after: .seconds(timeout)) {
+        [unowned self] in
+        self.finish(.failure(.failed, "no tag seen within \(timeout) s; nothing paired"))
       }
-    } catch {
-      throw ControlFailure(.failed, "\(error)")
     }
     dock.changes.mark([.devices, .polling, .status])
     Log.info("pairing: waiting for a tag (\(timeout) s) to pair as '\(name)'")
@@ -70,7 +67,7 @@ final class PairingFlow {
 
   private func cancel(because reason: String) {
     Log.notice("pairing cancelled: \(reason)")
-    finish(.failure(ControlFailure(.refused, reason)))
+    finish(.failure(.refused, reason))
   }
 
   /// A scan while the pairing waits.
@@ -94,15 +91,12 @@ final class PairingFlow {
     }
     guard first == uid else {
       finish(
-        .failure(
-          ControlFailure(
-            .failed, "the second tag (\(uid.masked)) is not the first (\(first.masked)); nothing paired")))
+        .failure(.failed, "the second tag (\(uid.masked)) is not the first (\(first.masked)); nothing paired")
+      )
       return
     }
     if let paired = dock.state.pairing.pairing.puck(uid) {
-      finish(
-        .failure(
-          ControlFailure(.refused, "this tag is already paired, as \(paired.display); nothing changed")))
+      finish(.failure(.refused, "this tag is already paired, as \(paired.display); nothing changed"))
       return
     }
     let puck = PairedTag(
@@ -110,7 +104,7 @@ final class PairingFlow {
     do {
       try dock.state.pairing.add(puck)
     } catch {
-      finish(.failure(ControlFailure(.failed, "could not save the pairing: \(error)")))
+      finish(.failure(.failed, "could not save the pairing: \(error)"))
       return
     }
     Log.notice("paired \(puck.display)")
@@ -124,8 +118,7 @@ final class PairingFlow {
   private func finish(_ reply: ControlReply) {
     guard let current = session else { return }
     session = nil
-    current.end()
-    if !current.client.isClosed { current.client.send(reply) }
+    current.end(reply)
     dock.changes.mark([.devices, .polling, .status])
   }
 
@@ -163,11 +156,7 @@ final class PairingFlow {
         "\(target.display) is the last puck and an enabled alarm needs one: after it nothing ends a wake-up "
           + "but an override; confirm with --yes")
     }
-    do {
-      try dock.state.pairing.remove(named: target.name)
-    } catch {
-      throw ControlFailure(.failed, "\(error)")
-    }
+    try ControlFailure.failing { try dock.state.pairing.remove(named: target.name) }
     Log.notice("unpaired \(target.display)")
     dock.changes.mark([.devices, .polling, .status])
     let left = dock.state.pairing.pucks.count
@@ -181,6 +170,6 @@ final class PairingFlow {
   func clientClosed(_ client: ControlServer.Client) {
     guard let current = session, current.client === client else { return }
     Log.info("pairing abandoned (puckctl went away)")
-    finish(.failure(ControlFailure(.failed, "abandoned")))
+    finish(.failure(.failed, "abandoned"))
   }
 }

@@ -4,17 +4,10 @@ import PuckSystem
 
 /// The peer on the other end of a control connection, from `SO_PEERCRED` / `SO_PEERGROUPS`.
 struct PeerCredentials {
-  var pid: Int32
-  var uid: UInt32
-  var gid: UInt32
-  var groups: [UInt32]
-
-  init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32]) {
-    self.pid = pid
-    self.uid = uid
-    self.gid = gid
-    self.groups = groups
-  }
+  let pid: Int32
+  let uid: UInt32
+  let gid: UInt32
+  let groups: [UInt32]
 
   /// The credentials of the peer connected on `fd`, or nil when the kernel does not say.
   init?(socket fd: Int32) {
@@ -22,7 +15,10 @@ struct PeerCredentials {
     var cred: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
     var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
     guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) == 0 else { return nil }
-    self.init(pid: cred.pid, uid: cred.uid, gid: cred.gid, groups: Self.supplementaryGroups(of: fd))
+    pid = cred.pid
+    uid = cred.uid
+    gid = cred.gid
+    groups = Self.supplementaryGroups(of: fd)
   }
 
   /// The peer's supplementary groups (`SO_PEERGROUPS`), or none if they cannot be read. A

@@ -34,12 +34,10 @@ final class RehearsalFlow {
     guard devices.ringer.ringing == nil, session == nil else {
       throw ControlFailure(.refused, "the dock is ringing; a rehearsal would get in the way")
     }
-    do {
-      session = try ClientSession(
+    session = try ControlFailure.failing {
+      try ClientSession(
         client: client, detail: .ringing(scanSeconds: scanSeconds), dock: dock, after: .seconds(seconds)
       ) { [unowned self] in self.timerFired() }
-    } catch {
-      throw ControlFailure(.failed, "\(error)")
     }
     Log.info("rehearsal: ringing for \(seconds) s")
     devices.ringer.startRehearsal()
@@ -59,7 +57,7 @@ final class RehearsalFlow {
       current.client.send(.progress("scan your puck now… (\(scanSeconds) s)"))
       dock.changes.mark(.polling)
     case .waitingForScan(let seconds):
-      finish(puck: PartLine(name: "puck", failed: true, detail: "no tag within \(seconds) s"))
+      finish(puck: (failed: true, detail: "no tag within \(seconds) s"))
     }
   }
 
@@ -73,27 +71,22 @@ final class RehearsalFlow {
           "a tag was already on the reader; a wake-up would not take it: lift it and present it again"))
       return
     }
-    let line: PartLine
     if let puck = dock.state.pairing.pairing.puck(uid) {
-      line = PartLine(name: "puck", failed: false, detail: "the paired puck \(puck.display) was read")
+      finish(puck: (failed: false, detail: "the paired puck \(puck.display) was read"))
     } else if dock.state.pairing.isPaired {
       let paired = dock.state.pairing.pucks.map(\.display).joined(separator: ", ")
       let which = dock.state.pairing.pucks.count == 1 ? "the paired tag" : "one of the paired pucks"
-      line = PartLine(name: "puck", failed: true, detail: "read \(uid.masked), not \(which) (\(paired))")
+      finish(puck: (failed: true, detail: "read \(uid.masked), not \(which) (\(paired))"))
     } else {
-      line = PartLine(
-        name: "puck", failed: true, detail: "read \(uid.masked), but no tag is paired (sudo puckctl pair)")
+      finish(puck: (failed: true, detail: "read \(uid.masked), but no tag is paired (sudo puckctl pair)"))
     }
-    finish(puck: line)
   }
 
   /// Interrupted: by a wake-up, the button, `puckctl stop`.
   func interrupt() {
     guard let current = session else { return }
     end(current)
-    if !current.client.isClosed {
-      current.client.send(.failure(ControlFailure(.failed, "rehearsal interrupted")))
-    }
+    current.client.send(.failure(.failed, "rehearsal interrupted"))
   }
 
   /// A connection closed: a rehearsal waiting on it is interrupted.
@@ -101,14 +94,8 @@ final class RehearsalFlow {
     if let current = session, current.client === client { interrupt() }
   }
 
-  private struct PartLine {
-    let name: String
-    let failed: Bool
-    let detail: String
-    var text: String { "\(name): \(failed ? "FAILED" : "ok") — \(detail)" }
-  }
-
-  private func finish(puck: PartLine?) {
+  /// Ends the rehearsal with one line per device and, when it asked for it, the puck.
+  private func finish(puck: (failed: Bool, detail: String)?) {
     guard let current = session else { return }
     end(current)
     guard !current.client.isClosed else { return }
@@ -118,11 +105,11 @@ final class RehearsalFlow {
       "\($0.name): \($0.state.rawValue)\($0.detail.isEmpty ? "" : " — \($0.detail)")"
         + ($0.next.map { " — next: \($0)" } ?? "")
     }
-    if let puck { lines.append(puck.text) }
+    if let puck { lines.append("puck: \(puck.failed ? "FAILED" : "ok") — \(puck.detail)") }
     let failed = health.contains { $0.state == .fault } || puck?.failed == true
     current.client.send(
       failed
-        ? .failure(ControlFailure(.failed, (["rehearsal found a fault:"] + lines).joined(separator: "\n")))
+        ? .failure(.failed, (["rehearsal found a fault:"] + lines).joined(separator: "\n"))
         : .success((["rehearsal done:"] + lines).joined(separator: "\n")))
   }
 

@@ -165,10 +165,6 @@ extension RequestRouter {
   private func saved<Result>(_ what: String, _ change: (inout AlarmBook) -> Result) throws(ControlFailure)
     -> Result
   {
-    do {
-      return try dock.state.alarms.change(change)
-    } catch {
-      throw ControlFailure(.failed, "\(what): \(error)")
-    }
+    try ControlFailure.failing(what) { try dock.state.alarms.change(change) }
   }
 }

@@ -10,35 +10,30 @@ extension RequestRouter {
         .refused,
         "reader \(name) is already enrolled; 'sudo puckctl reader rm \(name)' first to give it a new key")
     }
-    do {
-      let key = try devices.remoteReaders.enroll(name, key: given.flatMap(ReaderKey.init(hex:)))
-      let mqtt = dock.settings.config.mqtt
-      return
-        .success(
-          """
-          reader \(name) enrolled. On the reader node, as root, install its key (keep it secret):
-            echo \(key.hex) | install -m 600 /dev/stdin /etc/puckalarm/reader.key
-          and run puck-reader with: --name \(name) --key-file /etc/puckalarm/reader.key --broker \(mqtt.addressForNode)
-          (the node's own broker account and --reader connstring as hardware/README.md shows).
-          This dock is '\(dock.settings.dockName)' to the node.\(
-            mqtt.isLoopbackHost
-              ? "\nDOCK-ADDRESS: this dock's address on the home network (its broker is [mqtt] host = \(mqtt.host), which only this dock reaches), e.g. \(dock.settings.dockName).local or 192.168.1.10."
-              : "")
-          """)
-    } catch {
-      throw ControlFailure(.failed, "reader \(name) could not be enrolled: \(error)")
+    let key = try ControlFailure.failing("reader \(name) could not be enrolled") {
+      try devices.remoteReaders.enroll(name, key: given.flatMap(ReaderKey.init(hex:)))
     }
+    let mqtt = dock.settings.config.mqtt
+    return
+      .success(
+        """
+        reader \(name) enrolled. On the reader node, as root, install its key (keep it secret):
+          echo \(key.hex) | install -m 600 /dev/stdin /etc/puckalarm/reader.key
+        and run puck-reader with: --name \(name) --key-file /etc/puckalarm/reader.key --broker \(mqtt.addressForNode)
+        (the node's own broker account and --reader connstring as hardware/README.md shows).
+        This dock is '\(dock.settings.dockName)' to the node.\(
+          mqtt.isLoopbackHost
+            ? "\nDOCK-ADDRESS: this dock's address on the home network (its broker is [mqtt] host = \(mqtt.host), which only this dock reaches), e.g. \(dock.settings.dockName).local or 192.168.1.10."
+            : "")
+        """)
   }
 
   func removeReader(_ name: String) throws(ControlFailure) -> ControlReply {
     guard !enforcement.isOpen else {
       throw ControlFailure(.refused, "a wake-up is open; a reader cannot be removed until the puck ends it")
     }
-    let removed: Bool
-    do {
-      removed = try devices.remoteReaders.remove(name)
-    } catch {
-      throw ControlFailure(.failed, "reader \(name) could not be removed: \(error)")
+    let removed = try ControlFailure.failing("reader \(name) could not be removed") {
+      try devices.remoteReaders.remove(name)
     }
     guard removed else {
       throw ControlFailure(.notFound, "no remote reader named \(name) (see puckctl reader list)")

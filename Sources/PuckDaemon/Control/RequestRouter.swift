@@ -61,7 +61,7 @@ final class RequestRouter {
     guard held >= command.requiredRole else {
       let who = command.requiredRole == .root ? "root (sudo puckctl …)" : "root or the puckalarm group"
       Log.notice("control: \(name) refused for uid \(client.peer.uid): needs \(who)")
-      client.send(.failure(ControlFailure(.permissionDenied, "\(name) needs \(who)")))
+      client.send(.failure(.permissionDenied, "\(name) needs \(who)"))
       return
     }
     // A state file that could not be read, or a history entry still waiting, is tried again
@@ -91,8 +91,7 @@ final class RequestRouter {
       reply.pausedUntil = status.dockPausedUntil
       client.send(reply)
     case .history:
-      let limit = try required(request.integer(.limit))
-      client.send(try history(HistoryQuery(limit: limit, before: request.integer(.before))))
+      client.send(try history(limit: try required(request.integer(.limit)), before: request.integer(.before)))
     case .alarmAdd: try addAlarm(try required(request.alarmDraft), client: client)
     case .alarmRemove:
       try changeAlarm(try required(request.alarmID), client: client, verb: "removed") { book, index in
@@ -150,16 +149,14 @@ final class RequestRouter {
     }
   }
 
-  private func history(_ query: HistoryQuery) throws(ControlFailure) -> ControlReply {
-    let page: HistoryPage<HistoryEntry>?
-    do {
-      // A page read backwards from its end: the cost follows the page, not the file's years.
-      page = try dock.state.journal.log.readPage(before: query.before, limit: query.limit)
-    } catch {
-      throw ControlFailure(.failed, "history could not be read: \(error)")
+  /// The `limit` entries older than the cursor `before`, or the newest.
+  private func history(limit: Int, before: Int?) throws(ControlFailure) -> ControlReply {
+    // A page read backwards from its end: the cost follows the page, not the file's years.
+    let page = try ControlFailure.failing("history could not be read") {
+      try dock.state.journal.log.readPage(before: before, limit: limit)
     }
     guard let page else {
-      throw ControlFailure(.badRequest, "\(query.before ?? 0) is not a cursor a history reply gave")
+      throw ControlFailure(.badRequest, "\(before ?? 0) is not a cursor a history reply gave")
     }
     if !page.problems.isEmpty { dock.state.files.refreshProblems() }
     return ControlReply(ok: true, history: page.entries, nextBefore: page.nextBefore)
@@ -195,18 +192,12 @@ final class RequestRouter {
   }
 
   private func acknowledge() throws(ControlFailure) -> ControlReply {
-    do {
-      try dock.state.files.acknowledgeProblems()
-    } catch {
-      throw ControlFailure(.failed, "\(error)")
-    }
+    try ControlFailure.failing { try dock.state.files.acknowledgeProblems() }
     // The problems are cleared even when the missed alarms cannot be: those stay shown, as
     // they stay on disk.
     defer { dock.changes.mark(.status) }
-    do {
+    try ControlFailure.failing("could not save the acknowledged missed alarms") {
       try enforcement.commit(.acknowledged)
-    } catch {
-      throw ControlFailure(.failed, "could not save the acknowledged missed alarms: \(error)")
     }
     return .success("acknowledged")
   }

@@ -2,30 +2,26 @@ import FoundationEssentials
 import PuckClient
 import PuckCore
 
-/// `puckctl stats`: the streak, the time it takes to get up per weekday and the bypasses per
-/// week (`WakeStats`), computed here from the history the daemon pages out, so it costs the
-/// daemon no more than `history` does (docs/DESIGN.md C8).
-struct StatsCommand {
-  let client: DaemonClient
-  let zone: ZoneRules
-  let now: Instant
-
-  func run(_ request: ControlRequest) throws -> ExitCode {
+extension ClientCommands {
+  /// `puckctl stats`: the streak, the time it takes to get up per weekday and the bypasses per
+  /// week (`WakeStats`), computed here from the history the daemon pages out, so it costs the
+  /// daemon no more than `history` does (docs/DESIGN.md C8).
+  func stats(_ request: ControlRequest) throws -> ExitCode {
     let weeks = request.integer(.weeks) ?? 12
     let since = now.adding(seconds: -Int64(weeks) * 7 * 86_400)
     let entries = try HistoryPager(client: client).entries(since: since)
-    let stats = WakeStats(entries: entries, zone: zone)
+    let figures = WakeStats(entries: entries, zone: zone)
     if request.flag(.json) {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys]
-      print(String(decoding: try encoder.encode(stats), as: UTF8.self))
-      return .success
+      print(String(decoding: try encoder.encode(figures), as: UTF8.self))
+    } else {
+      print(statsText(figures, weeks: weeks))
     }
-    print(render(stats, weeks: weeks))
     return .success
   }
 
-  private func render(_ stats: WakeStats, weeks: Int) -> String {
+  private func statsText(_ stats: WakeStats, weeks: Int) -> String {
     var lines = ["Last \(weeks) week\(weeks == 1 ? "" : "s"):"]
     lines.append(
       "Streak:   \(stats.streak) wake-up\(stats.streak == 1 ? "" : "s") in a row ended with the puck "
@@ -35,7 +31,7 @@ struct StatsCommand {
         + "\(stats.missed) missed; \(stats.bypasses) bypass\(stats.bypasses == 1 ? "" : "es")")
     lines.append("Getting up (first ring to scan, median):")
     for day in stats.byWeekday {
-      let median = day.medianSecondsToGetUp.map(Self.minutes) ?? "—"
+      let median = day.medianSecondsToGetUp.map(StatusText.minutes) ?? "—"
       let column = median + String(repeating: " ", count: max(1, 12 - median.count))
       lines.append("  \(day.weekday)  \(column)(\(day.scans) scan\(day.scans == 1 ? "" : "s"))")
     }
@@ -45,11 +41,6 @@ struct StatsCommand {
     }
     if stats.byWeek.isEmpty { lines.append("  no wake-ups yet") }
     return lines.joined(separator: "\n")
-  }
-
-  /// `7 min 05 s`, `45 s`.
-  static func minutes(_ seconds: Int) -> String {
-    seconds < 60 ? "\(seconds) s" : "\(seconds / 60) min \(seconds % 60 < 10 ? "0" : "")\(seconds % 60) s"
   }
 }
 
