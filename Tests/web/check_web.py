@@ -8,7 +8,8 @@ list`, disable and enable it, edit it, pause it alone, pause the dock, read hist
 JavaScript on in dark mode and off in light mode, every page's text at WCAG AA contrast; then
 the attacks: every route without a session goes to the login page, a form without its CSRF
 token (or from another site) is refused, a label <script>alert(1)</script> is
-text (no dialog), a session cookie from before logout no longer works, oversized requests are
+text (no dialog), a session cookie from before logout no longer works, another site's name
+(DNS rebinding) is refused, oversized requests are
 cut off, root's actions are not there and puckd refuses them to the group, the 20th wrong
 password in a minute is refused; and no request leaves the dock's origin. Last, HTTPS with a
 self-signed certificate: Secure cookies, and no page over plain HTTP.
@@ -453,6 +454,15 @@ def attacks(driver, dock, old_cookie):
 
     status, headers, _ = request(dock, "GET", "/", cookie=old_cookie)
     expect(status == 303 and headers.get("Location") == "/login", "the session cookie from before logout is refused")
+
+    # DNS rebinding: another site's name pointed at the dock is the same origin to the browser,
+    # so the dock answers only to its own names.
+    rebound = {"Host": f"evil.example:{dock.port}", "Origin": f"http://evil.example:{dock.port}"}
+    status, headers, _ = request(dock, "GET", "/login", headers=rebound)
+    expect(status == 421 and "Set-Cookie" not in headers, f"GET /login under another site's name: refused ({status})")
+    status, headers, _ = request(dock, "POST", "/login", body="login=x&password=x",
+                                 headers={**rebound, "Content-Type": "application/x-www-form-urlencoded"})
+    expect(status == 421 and "Set-Cookie" not in headers, f"a password tried under another site's name: refused ({status})")
 
     log_in(driver, dock)
     cookie = driver.get_cookie("puck_session")
