@@ -104,11 +104,15 @@ public final class WebApp: Sendable {
     case ("POST", "/login"): return logIn(request, at: time)
     default: break
     }
-    // Everything else needs a session; without one, the login page.
+    // Everything else needs a session; without one, the login page. The status page's own
+    // refresh (`Assets.refreshHeader`) is not use: a page left open in a tab would otherwise keep
+    // its session alive for good.
+    let used = request.header(Assets.refreshHeader) == nil
     guard let hash = passwordHash(),
       let session = state.withLock({
         $0.sessions.session(
-          for: request.cookies[Self.sessionCookie], now: time.monotonic, passwordStamp: hash.encoded)
+          for: request.cookies[Self.sessionCookie], now: time.monotonic, passwordStamp: hash.encoded,
+          touch: used)
       })
     else { return .redirect(to: "/login") }
     if method == "POST" {

@@ -464,6 +464,35 @@ import Testing
     #expect(headers["Referrer-Policy"] == "no-referrer")
   }
 
+  @Test("the status page's own refresh is not use: a tab left open does not keep its session alive")
+  func refreshIsNotUse() throws {
+    let rig = Rig()
+    let (cookie, _) = try rig.logIn()
+    func refresh() -> HTTPResponse {
+      rig.app.handle(
+        HTTPRequest(
+          method: "GET", path: "/",
+          headers: ["host": "dock.local:8469", "cookie": cookie, "x-puck-refresh": "1"], client: "192.0.2.9"),
+        at: rig.now)
+    }
+    // Refreshed every half day for more than the idle limit: still answered until then, then
+    // the login page.
+    var answered = 0
+    while (answered + 1) * 12 * 3600 < Int(SessionStore.idleLimit.components.seconds) {
+      rig.advance(.seconds(12 * 3600))
+      #expect(refresh().status == 200)
+      answered += 1
+    }
+    rig.advance(.seconds(12 * 3600))  // a week since the login, the last use
+    #expect(refresh().status == 303, "the session lapsed though the page kept refreshing")
+    // A person's own visits do keep it.
+    let (other, _) = try rig.logIn()
+    for _ in 0..<10 {
+      rig.advance(.seconds(24 * 3600))
+      #expect(rig.get("/", cookie: other).status == 200)
+    }
+  }
+
   @Test(
     "a request for a name the dock does not answer to is refused before any route, the login included (DNS rebinding)"
   )

@@ -61,14 +61,17 @@ public struct SessionStore: Sendable {
     return session
   }
 
-  /// The live session whose token is `token`, marked as used now; nil (and the session
-  /// dropped) when it has expired or was made with another password than `passwordStamp`.
-  public mutating func session(for token: String?, now: Duration, passwordStamp: String) -> Session? {
+  /// The live session whose token is `token`, marked as used now when `touch`; nil (and the
+  /// session dropped) when it has expired or was made with another password than `passwordStamp`.
+  public mutating func session(for token: String?, now: Duration, passwordStamp: String, touch: Bool = true)
+    -> Session?
+  {
     guard let token, Token.isWellFormed(token), var session = sessions[token] else { return nil }
     guard isLive(session, now: now, passwordStamp: passwordStamp) else {
       sessions[token] = nil
       return nil
     }
+    guard touch else { return session }
     session.lastUsed = now
     sessions[token] = session
     return session

@@ -2,6 +2,9 @@
 /// manifest and icon (to install it on a phone's home screen), and the one script, which only
 /// enhances pages that work without it.
 public enum Assets {
+  /// The header the script's own refresh carries: not a person's use of the session.
+  public static let refreshHeader = "X-Puck-Refresh"
+
   /// The manifest: its name, the status page as the start, a window of its own, the colours.
   public static let manifest = """
     {
@@ -36,7 +39,7 @@ public enum Assets {
   /// The script (status page): counts the next alarm down each second from the seconds the
   /// page said were left (`data-in`, the dock's clock, not the phone's), and every 30 s fetches the page again and puts its new content
   /// in place, so an open wake-up or a new next alarm shows without a reload. Pages work the
-  /// same without it; it adds nothing a person must have.
+  /// same without it; it adds nothing a person must have. Its fetches carry `refreshHeader`.
   public static let script = """
     "use strict";
     (function () {
@@ -58,7 +61,8 @@ public enum Assets {
       }
       function refresh() {
         if (document.hidden || document.activeElement && document.activeElement.form) return;
-        fetch(location.pathname, { credentials: "same-origin", cache: "no-store" }).then(function (response) {
+        var asked = { credentials: "same-origin", cache: "no-store", headers: { "X-Puck-Refresh": "1" } };
+        fetch(location.pathname, asked).then(function (response) {
           if (!response.ok || response.redirected) return null;
           return response.text();
         }).then(function (text) {
