@@ -93,7 +93,7 @@ static inline struct MHD_Daemon *puck_mhd_start(
 }
 
 // The peer's address as text into `text` (IPv4 as dotted decimal, an IPv4-mapped IPv6 address
-// too), and into `key` what the login limit counts under: the IPv4 address, or the /64 an IPv6
+// too), and into `key` what the looser login limit counts under: the IPv4 address, or the /64 an IPv6
 // address is in (a host may use any address of its /64). Both of `size` bytes; empty strings
 // when the address cannot be had.
 static inline void puck_mhd_client_address(struct MHD_Connection *connection, char *text, char *key, size_t size) {

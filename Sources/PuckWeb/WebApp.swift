@@ -43,6 +43,7 @@ public final class WebApp: Sendable {
   private struct State: Sendable {
     var sessions: SessionStore
     var limiter = LoginLimiter()
+    var networkLimiter = LoginLimiter(allowed: LoginLimiter.allowedPerNetwork)
   }
 
   private let state: Mutex<State>
@@ -149,8 +150,17 @@ public final class WebApp: Sendable {
   }
 
   private func logIn(_ request: HTTPRequest, at time: WebTime) -> HTTPResponse {
-    let address = request.clientKey
-    if let wait = state.withLock({ $0.limiter.refusal(for: address, now: time.monotonic) }) {
+    // Counted per address, and more loosely per network (LoginLimiter).
+    let address = request.client.isEmpty ? request.clientKey : request.client
+    let network = request.clientKey
+    let refused = state.withLock { state in
+      [
+        state.limiter.refusal(for: address, now: time.monotonic),
+        state.networkLimiter.refusal(for: network, now: time.monotonic),
+      ]
+      .compactMap { $0 }.max()
+    }
+    if let wait = refused {
       log("<4>puck-web: login refused: too many wrong passwords from \(request.client)")
       let seconds = Int(wait.components.seconds) + 1
       var response = loginPage(request, notice: .tooManyTries(seconds: seconds), status: 429)
@@ -163,7 +173,10 @@ public final class WebApp: Sendable {
     else { return loginPage(request, notice: .expiredForm, status: 403) }
     guard let hash = passwordHash() else { return loginPage(request, notice: .noPassword, status: 503) }
     guard let password = form["password"], hash.matches(password) else {
-      state.withLock { $0.limiter.recordFailure(from: address, now: time.monotonic) }
+      state.withLock { state in
+        state.limiter.recordFailure(from: address, now: time.monotonic)
+        state.networkLimiter.recordFailure(from: network, now: time.monotonic)
+      }
       log("<4>puck-web: wrong password from \(request.client)")
       return loginPage(request, notice: .wrongPassword, status: 401)
     }

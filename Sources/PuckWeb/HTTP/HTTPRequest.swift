@@ -13,8 +13,8 @@ public struct HTTPRequest: Sendable {
   public var body: [UInt8]
   /// The peer's address, for logs: `192.168.1.30`, `fd00::5`.
   public var client: String
-  /// The key the login limit counts under: the IPv4 address, or the IPv6 /64 the address is in
-  /// (one host can pick any address in its /64).
+  /// The network the looser login limit counts under: the IPv4 address, or the IPv6 /64 the
+  /// address is in (one host can pick any address in its /64).
   public var clientKey: String
 
   public init(

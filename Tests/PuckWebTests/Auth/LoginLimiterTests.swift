@@ -36,4 +36,34 @@ import Testing
     }
     #expect(limiter.refusal(for: "attacker", now: .seconds(50)) != nil)
   }
+
+  @Test(
+    "a /64 shared by a home network: one guessing address is held at 19, the others log in until the network's 100"
+  )
+  func networkIsLooser() {
+    let rig = WebAppTests.Rig()
+    func tryPassword(_ password: String, from address: String) -> Int {
+      let form = rig.get("/login")
+      let token = form.cookieValue(WebApp.loginCookie) ?? ""
+      return rig.app.handle(
+        HTTPRequest(
+          method: "POST", path: "/login",
+          headers: ["host": "dock.local", "cookie": "\(WebApp.loginCookie)=\(token)"],
+          body: Array("login=\(token)&password=\(password)".utf8), client: address,
+          clientKey: "2001:db8:1:2::/64"),
+        at: rig.now
+      ).status
+    }
+    for _ in 0..<19 { #expect(tryPassword("wrong", from: "2001:db8:1:2::bad") == 401) }
+    #expect(tryPassword("wrong", from: "2001:db8:1:2::bad") == 429, "the guessing address is held")
+    #expect(tryPassword("correct+horse+battery", from: "2001:db8:1:2::a") == 303, "its neighbour is not")
+    // A device that takes a new address for every 19 guesses meets the network's limit.
+    var refused = false
+    for round in 0..<10 where !refused {
+      for _ in 0..<19 where !refused {
+        refused = tryPassword("wrong", from: "2001:db8:1:2::\(round + 100)") == 429
+      }
+    }
+    #expect(refused, "at most \(LoginLimiter.allowedPerNetwork) wrong passwords a minute from one /64")
+  }
 }
