@@ -66,10 +66,11 @@ public enum WebPasswordFile {
   /// The hash in `path`, after checking that only root (or the reader itself) can have written
   /// it and that others cannot read it.
   public static func read(_ path: String) throws(WebPasswordFileError) -> String {
-    // O_NOFOLLOW: a symbolic link here could point the web app at anyone's file.
+    // O_NOFOLLOW: a symbolic link here could point the web app at anyone's file. O_NONBLOCK:
+    // a FIFO put here would hold the open (and every request) until something wrote to it.
     let file: FileDescriptor
     do throws(FileSystemError) {
-      file = try .open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+      file = try .open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
     } catch {
       switch error.code {
       case ENOENT: throw .missing(path: path)

@@ -23,7 +23,8 @@ import Testing
     #expect(try WebPasswordFile.read(path) == "$y$j9T$salt$digest")
   }
 
-  @Test("refused: missing, readable by others, writable by the group, someone else's, a symbolic link")
+  @Test(
+    "refused: missing, readable by others, writable by the group, someone else's, a symbolic link, a FIFO")
   func refuses() throws {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
@@ -50,6 +51,10 @@ import Testing
     #expect(throws: WebPasswordFileError.notARegularFile(path: scratch.path)) {
       try WebPasswordFile.read(scratch.path)
     }
+    // A FIFO with no writer: refused at once, not waited on (found by review).
+    let fifo = scratch.path + "/fifo"
+    #expect(mkfifo(fifo, 0o600) == 0)
+    #expect(throws: WebPasswordFileError.notARegularFile(path: fifo)) { try WebPasswordFile.read(fifo) }
   }
 
   @Test("written whole, as its writer's own 0600, or root:puckalarm 0640 when root writes it")
