@@ -158,10 +158,8 @@ extension SetupCommand {
   /// The reader nodes puckd has enrolled (`reader list`): their scans end a wake-up, so a board
   /// with one needs no reader of its own.
   func enrolledNodes() -> [String] {
-    guard let reply = try? client.send(ControlRequest(.readerList)), reply.ok == true,
-      let listing = reply.message, !listing.hasPrefix("no remote reader")
-    else { return [] }
-    return listing.split(separator: "\n").map(String.init)
+    guard let reply = try? client.send(ControlRequest(.readerList)), reply.ok == true else { return [] }
+    return (reply.readers ?? []).map { "\($0.state.rawValue): \($0.detail)" }
   }
 
   /// No reader answered on this board: offers a reader node, a second board that sends signed

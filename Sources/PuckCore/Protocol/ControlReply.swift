@@ -25,6 +25,8 @@ public struct ControlReply: Hashable, Sendable, Codable {
   public var nothingToDo: Bool?
   /// `alarm.list`: the whole dock's pause, apart from each alarm's own.
   public var pausedUntil: LocalDate?
+  /// `reader.list`: each enrolled remote reader's health, in the order of their names.
+  public var readers: [DeviceHealth]?
 
   public init(
     ok: Bool? = nil, progress: String? = nil, failure: ControlFailure? = nil, message: String? = nil,

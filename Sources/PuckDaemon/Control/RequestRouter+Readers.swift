@@ -43,9 +43,11 @@ extension RequestRouter {
 
   func listReaders() -> ControlReply {
     let readers = devices.remoteReaders.health
-    guard !readers.isEmpty else {
-      return .success("no remote reader is enrolled (sudo puckctl reader add NAME)")
-    }
-    return .success(readers.map { "\($0.state.rawValue): \($0.detail)" }.joined(separator: "\n"))
+    var reply: ControlReply =
+      readers.isEmpty
+      ? .success("no remote reader is enrolled (sudo puckctl reader add NAME)")
+      : .success(readers.map { "\($0.state.rawValue): \($0.detail)" }.joined(separator: "\n"))
+    reply.readers = readers
+    return reply
   }
 }
