@@ -89,10 +89,12 @@ public final class WebApp: Sendable {
         body: Array(StyleSheet.text.utf8))
     case ("GET", "/app.js"): return .asset(Assets.script, type: "text/javascript; charset=utf-8")
     case ("GET", "/manifest.webmanifest"): return .asset(Assets.manifest, type: "application/manifest+json")
-    case ("GET", "/icon.svg"): return .asset(Assets.icon, type: "image/svg+xml")
     case ("GET", "/login"): return loginPage(request, notice: request.query["out"] == nil ? nil : .loggedOut)
     case ("POST", "/login"): return logIn(request, at: time)
-    default: break
+    default:
+      if method == "GET", let icon = Assets.icons.first(where: { $0.path == request.path }) {
+        return .asset(icon.bytes, type: icon.type)
+      }
     }
     // Everything else needs a session; without one, the login page.
     guard let hash = passwordHash(),
