@@ -37,11 +37,14 @@ struct puck_mhd_settings {
 };
 
 // MHD_start_daemon with one internal polling thread (epoll): every handler call comes from
-// that one thread. NULL when the address does not parse or the socket cannot be bound.
+// that one thread, which suspends a connection while its request is answered elsewhere and is
+// woken when it is resumed (MHD_ALLOW_SUSPEND_RESUME). NULL when the address does not parse or
+// the socket cannot be bound.
 static inline struct MHD_Daemon *puck_mhd_start(
     const struct puck_mhd_settings *settings, MHD_AccessHandlerCallback handler, void *handler_context,
     MHD_RequestCompletedCallback completed, void *completed_context) {
-  unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+  unsigned int flags =
+      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
   if (settings->tls_key != NULL && settings->tls_certificate != NULL) flags |= MHD_USE_TLS;
   struct sockaddr_in address4;
   struct sockaddr_in6 address6;

@@ -19,9 +19,9 @@ public struct WebTime: Sendable {
 /// `allowedCommands`; the password hash, the zone and the log come from the shell (`puck-web`).
 ///
 /// Synchronisation: `Sendable` without `@unchecked`: the sessions and the limiter are behind one
-/// `Mutex`. libmicrohttpd calls in from its one polling thread, so the lock is never contended
-/// in `puck-web`; it is held across the request to puckd, which is bounded by the client's
-/// timeout.
+/// `Mutex`. `puck-web` calls in from several threads at once (`HTTPServer.Limits.workers`), so
+/// the lock is only ever held for the sessions' and the limiter's own bookkeeping, never across
+/// a request to puckd or a password check.
 public final class WebApp: Sendable {
   /// What the web may ask of puckd: reading the dock and its history, changing and pausing
   /// alarms, the holiday pause, the pre-flight check and a short test ring.
@@ -46,6 +46,10 @@ public final class WebApp: Sendable {
   }
 
   private let state: Mutex<State>
+  /// One password check at a time: the login limit's count and the check it refuses are one
+  /// step even when requests are answered on several threads (H5: no 20th try slips through
+  /// beside the 19th), and a flood of guesses takes one core, not all of a Pi's.
+  private let passwordCheck = Mutex(())
   private let dock: any DockLink
   private let tokens: any TokenSource
   private let passwordHash: @Sendable () -> PasswordHash?
@@ -137,6 +141,10 @@ public final class WebApp: Sendable {
   }
 
   private func logIn(_ request: HTTPRequest, at time: WebTime) -> HTTPResponse {
+    passwordCheck.withLock { _ in checkPassword(request, at: time) }
+  }
+
+  private func checkPassword(_ request: HTTPRequest, at time: WebTime) -> HTTPResponse {
     let address = request.clientKey
     if let wait = state.withLock({ $0.limiter.refusal(for: address, now: time.monotonic) }) {
       log("<4>puck-web: login refused: too many wrong passwords from \(request.client)")
@@ -390,8 +398,8 @@ public final class WebApp: Sendable {
       back = "/"
       return checked(session: session)
     case ["test"]:
-      // A short ring and no wait for the puck: the request holds the web app's one thread for
-      // as long as it rings.
+      // A short ring and no wait for the puck: puckd answers when the ring ends, and the
+      // request holds one of the server's workers until then (never the other phones' pages).
       back = "/"
       request = ControlRequest(
         .test, [.seconds: .integer(Self.testRingSeconds), .scanSeconds: .integer(0)])
