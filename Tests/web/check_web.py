@@ -488,7 +488,7 @@ def attacks(driver, dock, old_cookie):
            "the web app manifest: installable, its icons the dock's own")
     # A home screen wants PNGs: 192 and 512 px in the manifest (Android), the apple-touch-icon
     # (180 px, iOS); each served as its type, and its IHDR says the size the manifest declares.
-    icons = [(icon["src"], icon["type"], icon["sizes"]) for icon in manifest.get("icons", [])]
+    icons = list(dict.fromkeys((icon["src"], icon["type"], icon["sizes"]) for icon in manifest.get("icons", [])))
     icons.append(("/apple-touch-icon.png", "image/png", "180x180"))
     expect({"192x192", "512x512"} <= {sizes for _, kind, sizes in icons if kind == "image/png"},
            "the manifest lists PNG icons of 192 and 512 px")

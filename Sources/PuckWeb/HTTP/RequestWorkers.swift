@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// Synchronisation: `Sendable` without `@unchecked`: the queue and the stopping flag are behind
 /// one `Mutex`, the wake-ups are a POSIX semaphore (`Semaphore`), and the thread ids are set
-/// once in `init` and joined once in `stop()` under their own lock.
+/// once in `init` and taken once, to be joined, by `stop()`, under their own lock.
 final class RequestWorkers: Sendable {
   /// One request's work. `stopping`: the server is stopping and the work should answer at
   /// once without asking puckd (only queued work that had not started is told so).
@@ -47,14 +47,9 @@ final class RequestWorkers: Sendable {
     }
   }
 
-  /// `@unchecked`: a `pthread_t` is an integer on Linux but not declared `Sendable`; each is
-  /// joined once, by `stop()`.
-  private struct Threads: @unchecked Sendable {
-    var ids: [pthread_t] = []
-  }
-
   private let shared = Shared()
-  private let threads = Mutex(Threads())
+  /// Each joined once, by `stop()`.
+  private let threads = Mutex<[pthread_t]>([])
 
   /// Starts `count` threads; throws when none at all could be started.
   init(count: Int) throws(HTTPServerError) {
@@ -79,7 +74,7 @@ final class RequestWorkers: Sendable {
     guard !started.isEmpty else {
       throw HTTPServerError(description: "cannot start a thread to answer requests")
     }
-    threads.withLock { $0.ids = started }
+    threads.withLock { $0 = started }
   }
 
   /// Queues `job` for the next free thread; false, and nothing queued, once stopping.
@@ -97,12 +92,12 @@ final class RequestWorkers: Sendable {
   /// `stopping`), and joins the threads. Safe to call more than once.
   func stop() {
     shared.queue.withLock { $0.stopping = true }
-    let taken = threads.withLock { threads -> Threads in
-      defer { threads.ids = [] }
+    let taken = threads.withLock { threads -> [pthread_t] in
+      defer { threads = [] }
       return threads
     }
-    for _ in taken.ids { shared.wakeUps.post() }
-    for thread in taken.ids { pthread_join(thread, nil) }
+    for _ in taken { shared.wakeUps.post() }
+    for thread in taken { pthread_join(thread, nil) }
   }
 }
 
