@@ -16,7 +16,8 @@ public struct HTTPServerError: Error, Hashable, Sendable, CustomStringConvertibl
 /// (`MHD_resume_connection`); the polling thread sends it with the security headers every
 /// response carries (`HTTPResponse.securityHeaders`). So a request that waits for puckd (a test
 /// ring waits 3 s for its end) never holds another phone's page: the polling thread goes on
-/// serving the other connections meanwhile.
+/// serving the other connections meanwhile. Starting one sets the process to a single malloc
+/// arena (`M_ARENA_MAX`), so the workers do not each keep one resident.
 ///
 /// Cut off: a body over `Limits.body` (413, and the connection closed: at once when its
 /// `Content-Length` says so, otherwise as soon as it passes the limit), headers over
@@ -91,6 +92,9 @@ public final class HTTPServer: Sendable {
     address: ListenAddress, port: Int, tls: TLS?, limits: Limits = Limits(),
     handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse
   ) throws(HTTPServerError) {
+    // Before the workers start, so they share the main arena (measured: about 470 KiB less
+    // resident, docs/BENCHMARKS.md "The web app").
+    puck_web_single_malloc_arena()
     context = Context(
       handler: handler, limits: limits, workers: try RequestWorkers(count: max(1, limits.workers)))
     let contextPointer = Unmanaged.passUnretained(context).toOpaque()
