@@ -13,16 +13,13 @@ public enum Assets {
     public let bytes: [UInt8]
   }
 
-  /// The icon's drawing: a puck (a round tag) under an alarm bell's arc, on the app's dark
-  /// ground, everything inside the centre circle of 80 % that a maskable icon keeps, so the
-  /// same drawing serves as an ordinary and as a maskable icon.
-  public static let icon = String(decoding: PackageResources.icon_svg, as: UTF8.self)
-
-  /// The icons: the SVG, and PNGs made from it by `make web-icons` (rsvg-convert) and checked in
-  /// (Sources/PuckWeb/Icons), so a build needs no image tool. The home screens want PNGs:
-  /// iOS ignores an SVG and takes `apple-touch-icon` (180 px; also the address it asks for
-  /// when a page names none); Android's install wants 192 and 512 px in the manifest. Fetched
-  /// when the app is installed, not when a page loads.
+  /// The icons: the SVG (Sources/PuckWeb/Icons/icon.svg: a puck, a round tag, under an alarm
+  /// bell's arc, on the app's dark ground, all of it inside the centre circle of 80 % that a
+  /// maskable icon keeps, so one drawing serves as an ordinary and as a maskable icon), and PNGs
+  /// made from it by `make web-icons` (rsvg-convert) and checked in, so a build needs no image
+  /// tool. The home screens want PNGs: iOS ignores an SVG and takes `apple-touch-icon` (180 px;
+  /// also the address it asks for when a page names none); Android's install wants 192 and
+  /// 512 px in the manifest. Fetched when the app is installed, not when a page loads.
   public static let icons: [Icon] = [
     Icon(
       path: "/icon.svg", type: "image/svg+xml", size: nil, purposes: ["any"], bytes: PackageResources.icon_svg
