@@ -14,7 +14,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libaso
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test-deps demo test lint format clean bench bench-cadence bench-counts fuzz fuzz-long check-fuzz soak sanitize sanitize-thread check-web bench-web
+.PHONY: all build deps test-deps demo test lint format clean bench bench-cadence bench-counts fuzz fuzz-long check-fuzz soak sanitize sanitize-thread check-web bench-web web-icons
 
 all: build
 
@@ -91,6 +91,16 @@ bench: deps
 	$(SWIFT) build -c release
 	python3 bench/record.py .build/release
 	python3 bench/catch-up-bench.py .build/release
+
+# The web app's PNG icons (home screens want PNG: iOS ignores an SVG), made from its SVG with
+# librsvg's rsvg-convert (installed when missing) and checked in, so a build needs no image tool.
+# Run after changing Sources/PuckWeb/Icons/icon.svg, and commit the PNGs.
+WEB_ICONS := Sources/PuckWeb/Icons
+web-icons:
+	$(call apt_install,librsvg2-bin)
+	rsvg-convert -w 180 -h 180 $(WEB_ICONS)/icon.svg -o $(WEB_ICONS)/icon-180.png
+	rsvg-convert -w 192 -h 192 $(WEB_ICONS)/icon.svg -o $(WEB_ICONS)/icon-192.png
+	rsvg-convert -w 512 -h 512 $(WEB_ICONS)/icon.svg -o $(WEB_ICONS)/icon-512.png
 
 # The web app's figures against its targets (issue 25: p95 page time, page weight, idle CPU and
 # RSS), the release build as deployed (static Swift runtime); about a minute after it

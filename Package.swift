@@ -112,8 +112,15 @@ let package = Package(
     .target(name: "PuckPassword", dependencies: ["CCrypt"]),
     // The web app: pages, sessions, CSRF, the login limit (plain Swift), and the HTTP server
     // over libmicrohttpd (the only importer of CMicroHTTPD); a client of the control socket.
+    // Its icons are compiled in (`PackageResources`, no bundle, no Foundation); `make web-icons`
+    // makes the PNGs from the SVG.
     .target(
-      name: "PuckWeb", dependencies: ["PuckCore", "PuckSystem", "PuckClient", "PuckPassword", "CMicroHTTPD"]),
+      name: "PuckWeb", dependencies: ["PuckCore", "PuckSystem", "PuckClient", "PuckPassword", "CMicroHTTPD"],
+      resources: [
+        .embedInCode("Icons/icon.svg"), .embedInCode("Icons/icon-180.png"),
+        .embedInCode("Icons/icon-192.png"),
+        .embedInCode("Icons/icon-512.png"),
+      ]),
 
     .executableTarget(name: "puckd", dependencies: ["PuckDaemon"]),
     .executableTarget(

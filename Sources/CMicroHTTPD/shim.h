@@ -2,6 +2,7 @@
 // variadic, which Swift cannot call, so the few uses puck-web makes of them are written here
 // once; the rest of the API is called from Swift (PuckWeb/HTTP/HTTPServer.swift).
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -37,11 +38,14 @@ struct puck_mhd_settings {
 };
 
 // MHD_start_daemon with one internal polling thread (epoll): every handler call comes from
-// that one thread. NULL when the address does not parse or the socket cannot be bound.
+// that one thread, which suspends a connection while its request is answered elsewhere and is
+// woken when it is resumed (MHD_ALLOW_SUSPEND_RESUME). NULL when the address does not parse or
+// the socket cannot be bound.
 static inline struct MHD_Daemon *puck_mhd_start(
     const struct puck_mhd_settings *settings, MHD_AccessHandlerCallback handler, void *handler_context,
     MHD_RequestCompletedCallback completed, void *completed_context) {
-  unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+  unsigned int flags =
+      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
   if (settings->tls_key != NULL && settings->tls_certificate != NULL) flags |= MHD_USE_TLS;
   struct sockaddr_in address4;
   struct sockaddr_in6 address6;
@@ -128,3 +132,8 @@ static inline struct MHD_Response *puck_mhd_response(const void *body, size_t le
   return MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
 #endif
 }
+
+// One malloc arena for every thread of the web process: glibc gives each thread that allocates
+// its own (the request workers would hold about 120 KiB resident each), for a load that one
+// arena serves without contention. Swift's Glibc module does not export mallopt (malloc.h).
+static inline void puck_web_single_malloc_arena(void) { mallopt(M_ARENA_MAX, 1); }

@@ -19,9 +19,9 @@ public struct WebTime: Sendable {
 /// `allowedCommands`; the password hash, the zone and the log come from the shell (`puck-web`).
 ///
 /// Synchronisation: `Sendable` without `@unchecked`: the sessions and the limiter are behind one
-/// `Mutex`. libmicrohttpd calls in from its one polling thread, so the lock is never contended
-/// in `puck-web`; it is held across the request to puckd, which is bounded by the client's
-/// timeout.
+/// `Mutex`. `puck-web` calls in from several threads at once (`HTTPServer.Limits.workers`), so
+/// the lock is only ever held for the sessions' and the limiter's own bookkeeping, never across
+/// a request to puckd or a password check.
 public final class WebApp: Sendable {
   /// What the web may ask of puckd: reading the dock and its history, changing and pausing
   /// alarms, the holiday pause, the pre-flight check and a short test ring.
@@ -47,6 +47,10 @@ public final class WebApp: Sendable {
   }
 
   private let state: Mutex<State>
+  /// One password check at a time: the login limit's count and the check it refuses are one
+  /// step even when requests are answered on several threads (H5: no 20th try slips through
+  /// beside the 19th), and a flood of guesses takes one core, not all of a Pi's.
+  private let passwordCheck = Mutex(())
   private let dock: any DockLink
   private let tokens: any TokenSource
   private let passwordHash: @Sendable () -> PasswordHash?
@@ -100,10 +104,12 @@ public final class WebApp: Sendable {
         body: Array(StyleSheet.text.utf8))
     case ("GET", "/app.js"): return .asset(Assets.script, type: "text/javascript; charset=utf-8")
     case ("GET", "/manifest.webmanifest"): return .asset(Assets.manifest, type: "application/manifest+json")
-    case ("GET", "/icon.svg"): return .asset(Assets.icon, type: "image/svg+xml")
     case ("GET", "/login"): return loginPage(request, notice: request.query["out"] == nil ? nil : .loggedOut)
     case ("POST", "/login"): return logIn(request, at: time)
-    default: break
+    default:
+      if method == "GET", let icon = Assets.icons.first(where: { $0.path == request.path }) {
+        return .asset(icon.bytes, type: icon.type)
+      }
     }
     // Everything else needs a session; without one, the login page. The status page's own
     // refresh (`Assets.refreshHeader`) is not use: a page left open in a tab would otherwise keep
@@ -150,6 +156,10 @@ public final class WebApp: Sendable {
   }
 
   private func logIn(_ request: HTTPRequest, at time: WebTime) -> HTTPResponse {
+    passwordCheck.withLock { _ in checkPassword(request, at: time) }
+  }
+
+  private func checkPassword(_ request: HTTPRequest, at time: WebTime) -> HTTPResponse {
     // Counted per address, and more loosely per network (LoginLimiter).
     let address = request.client.isEmpty ? request.clientKey : request.client
     let network = request.clientKey
@@ -415,8 +425,8 @@ public final class WebApp: Sendable {
       back = "/"
       return checked(session: session)
     case ["test"]:
-      // A short ring and no wait for the puck: the request holds the web app's one thread for
-      // as long as it rings.
+      // A short ring and no wait for the puck: puckd answers when the ring ends, and the
+      // request holds one of the server's workers until then (never the other phones' pages).
       back = "/"
       request = ControlRequest(
         .test, [.seconds: .integer(Self.testRingSeconds), .scanSeconds: .integer(0)])

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import PuckCore
 import PuckPassword
 import Synchronization
@@ -440,6 +441,60 @@ import Testing
     #expect(status.contains("<link rel=\"manifest\" href=\"/manifest.webmanifest\">"))
     #expect(!status.contains("<script>"), "no inline script")
     #expect(!rig.get("/alarms", cookie: cookie).bodyText.contains("<script"))
+  }
+
+  /// The manifest's icons as a browser reads them.
+  private struct Manifest: Decodable {
+    struct Icon: Decodable {
+      var src: String
+      var sizes: String
+      var type: String
+      var purpose: String
+    }
+    var icons: [Icon]
+  }
+
+  /// A PNG's width and height from its IHDR chunk, which must come first; nil when it is not
+  /// a PNG.
+  private static func pngSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+    let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    guard bytes.count >= 24, Array(bytes[0..<8]) == signature, Array(bytes[12..<16]) == Array("IHDR".utf8)
+    else { return nil }
+    func number(at offset: Int) -> Int {
+      bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+    }
+    return (number(at: 16), number(at: 20))
+  }
+
+  @Test(
+    "every icon of the manifest, and the apple-touch-icon, is served as its type, cacheable, a PNG of the size it declares"
+  )
+  func installableIcons() throws {
+    let rig = Rig()
+    let manifest = try JSONDecoder().decode(Manifest.self, from: Data(rig.get("/manifest.webmanifest").body))
+    let pngs = manifest.icons.filter { $0.type == "image/png" }
+    #expect(Set(pngs.map(\.sizes)) == ["192x192", "512x512"], "the sizes an Android install asks for")
+    #expect(pngs.contains { $0.purpose == "maskable" }, "a maskable icon")
+    for icon in manifest.icons {
+      let response = rig.get(icon.src)
+      #expect(response.status == 200, "\(icon.src)")
+      #expect(response.header("Content-Type") == icon.type, "\(icon.src)")
+      #expect(response.header("Cache-Control") == "public, max-age=604800", "\(icon.src)")
+      if icon.type == "image/png" {
+        let size = try #require(Self.pngSize(response.body), "\(icon.src) is a PNG")
+        #expect("\(size.width)x\(size.height)" == icon.sizes, "\(icon.src)")
+      } else {
+        #expect(icon.type == "image/svg+xml" && icon.sizes == "any" && response.bodyText.hasPrefix("<svg"))
+      }
+    }
+    // iOS takes no SVG and no manifest icon: the page's apple-touch-icon, 180 px.
+    let page = rig.get("/login").bodyText
+    #expect(page.contains("<link rel=\"apple-touch-icon\" href=\"/apple-touch-icon.png\">"))
+    let touch = rig.get("/apple-touch-icon.png")
+    #expect(touch.status == 200 && touch.header("Content-Type") == "image/png")
+    let size = try #require(Self.pngSize(touch.body))
+    #expect(size.width == 180 && size.height == 180)
+    #expect(rig.get("/icon-1024.png").status == 303, "no other file is served without a session")
   }
 
   @Test("only GET, HEAD and POST; HEAD is answered as GET")

@@ -438,6 +438,24 @@ def request(dock, method, path, body=None, headers=None, cookie=None):
         connection.close()
 
 
+def fetch_bytes(dock, path):
+    """A GET without a session: (status, headers, the body's bytes)."""
+    connection = http.client.HTTPConnection("127.0.0.1", dock.port, timeout=15)
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
+
+
+def png_size(data):
+    """'WxH' from a PNG's IHDR chunk (which comes first), or None when it is not a PNG."""
+    if len(data) < 24 or data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        return None
+    return f"{int.from_bytes(data[16:20], 'big')}x{int.from_bytes(data[20:24], 'big')}"
+
+
 def attacks(driver, dock, old_cookie):
     print("== the attacks", flush=True)
     # An alarm due while the attacks run: it must ring whatever they do to the web app.
@@ -539,6 +557,17 @@ def attacks(driver, dock, old_cookie):
     expect(manifest.get("start_url") == "/" and manifest.get("display") == "standalone"
            and all(icon["src"].startswith("/") for icon in manifest.get("icons", [])),
            "the web app manifest: installable, its icons the dock's own")
+    # A home screen wants PNGs: 192 and 512 px in the manifest (Android), the apple-touch-icon
+    # (180 px, iOS); each served as its type, and its IHDR says the size the manifest declares.
+    icons = list(dict.fromkeys((icon["src"], icon["type"], icon["sizes"]) for icon in manifest.get("icons", [])))
+    icons.append(("/apple-touch-icon.png", "image/png", "180x180"))
+    expect({"192x192", "512x512"} <= {sizes for _, kind, sizes in icons if kind == "image/png"},
+           "the manifest lists PNG icons of 192 and 512 px")
+    for src, kind, sizes in icons:
+        status, headers, data = fetch_bytes(dock, src)
+        served = png_size(data) if kind == "image/png" else ("any" if data.startswith(b"<svg") else None)
+        expect(status == 200 and headers.get("Content-Type") == kind and served == sizes,
+               f"{src}: {kind}, {sizes}")
     status, headers, _ = request(dock, "GET", "/", cookie=session)
     csp = headers.get("Content-Security-Policy", "")
     wait_for(lambda: datetime.datetime.now(datetime.timezone.utc) > due + datetime.timedelta(seconds=2), "the alarm",

@@ -28,9 +28,14 @@ public struct HTTPResponse: Sendable {
   /// A file the pages load (script, manifest, icon), cacheable for a week: its address changes
   /// with the release where that matters.
   public static func asset(_ text: String, type: String) -> HTTPResponse {
+    asset(Array(text.utf8), type: type)
+  }
+
+  /// A file the pages load, as bytes (an icon).
+  public static func asset(_ bytes: [UInt8], type: String) -> HTTPResponse {
     HTTPResponse(
-      status: 200, headers: [("Content-Type", type), ("Cache-Control", "public, max-age=604800")],
-      body: Array(text.utf8))
+      status: 200, headers: [("Content-Type", type), ("Cache-Control", "public, max-age=604800")], body: bytes
+    )
   }
 
   /// `303 See Other` to `location` (a path of this site): the answer to every form.

@@ -9,9 +9,15 @@ public struct HTTPServerError: Error, Hashable, Sendable, CustomStringConvertibl
 }
 
 /// The web app's HTTP server: libmicrohttpd with one internal polling thread (epoll), the only
-/// owner of its `struct MHD_Daemon`. Each request is read (headers bounded by `Limits.memory`,
-/// the body by `Limits.body`), handed to `handler` on that thread, and the answer sent with the
-/// security headers every response carries (`HTTPResponse.securityHeaders`).
+/// owner of its `struct MHD_Daemon`. Each request is read on that thread (headers bounded by
+/// `Limits.memory`, the body by `Limits.body`); then its connection is suspended
+/// (`MHD_suspend_connection`) and `handler` runs on one of `Limits.workers` threads
+/// (`RequestWorkers`), which leaves the answer and resumes the connection
+/// (`MHD_resume_connection`); the polling thread sends it with the security headers every
+/// response carries (`HTTPResponse.securityHeaders`). So a request that waits for puckd (a test
+/// ring waits 3 s for its end) never holds another phone's page: the polling thread goes on
+/// serving the other connections meanwhile. Starting one sets the process to a single malloc
+/// arena (`M_ARENA_MAX`), so the workers do not each keep one resident.
 ///
 /// Cut off: a body over `Limits.body` (413, and the connection closed: at once when its
 /// `Content-Length` says so, otherwise as soon as it passes the limit), headers over
@@ -19,9 +25,10 @@ public struct HTTPServerError: Error, Hashable, Sendable, CustomStringConvertibl
 /// `Limits.connections` connections, or more than `Limits.perAddress` from one address.
 ///
 /// Synchronisation: `Sendable` without `@unchecked`: `handle` (the daemon pointer, freed once
-/// by `stop()`) is behind a `Mutex`; the handler and limits are immutable. The per-request
-/// state lives in a `PendingRequest` that only libmicrohttpd's thread touches, from its first
-/// call for the request to the completion callback that frees it.
+/// by `stop()`) is behind a `Mutex`; the handler, limits and workers are immutable. The
+/// per-request state lives in a `PendingRequest` that only libmicrohttpd's thread touches, from
+/// its first call for the request to the completion callback that frees it; the one thing a
+/// worker hands back, the answer, goes through its own `Mutex` (`PendingAnswer`).
 public final class HTTPServer: Sendable {
   /// The bounds on what a client can make the server hold or wait for.
   public struct Limits: Sendable {
@@ -35,6 +42,9 @@ public final class HTTPServer: Sendable {
     public var memory = 16 * 1024
     /// Bytes of body: the web app's largest form is well under 2 KB.
     public var body = 8 * 1024
+    /// Requests answered at once (threads, started with the server; the unit's `TasksMax` is 16):
+    /// more wait their turn, their connections suspended.
+    public var workers = 4
 
     public init() {}
   }
@@ -55,10 +65,16 @@ public final class HTTPServer: Sendable {
   private final class Context: Sendable {
     let handler: @Sendable (HTTPRequest) -> HTTPResponse
     let limits: Limits
+    let workers: RequestWorkers
+    /// Requests handed to a worker whose answer has not yet gone out (or been given up on):
+    /// `stop()` lets them leave before it closes the connections.
+    let unsent = Mutex(0)
 
-    init(handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse, limits: Limits) {
+    init(handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse, limits: Limits, workers: RequestWorkers)
+    {
       self.handler = handler
       self.limits = limits
+      self.workers = workers
     }
   }
 
@@ -76,7 +92,11 @@ public final class HTTPServer: Sendable {
     address: ListenAddress, port: Int, tls: TLS?, limits: Limits = Limits(),
     handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse
   ) throws(HTTPServerError) {
-    context = Context(handler: handler, limits: limits)
+    // Before the workers start, so they share the main arena (measured: about 470 KiB less
+    // resident, docs/BENCHMARKS.md "The web app").
+    puck_web_single_malloc_arena()
+    context = Context(
+      handler: handler, limits: limits, workers: try RequestWorkers(count: max(1, limits.workers)))
     let contextPointer = Unmanaged.passUnretained(context).toOpaque()
     let addressText: String? =
       switch address {
@@ -92,12 +112,13 @@ public final class HTTPServer: Sendable {
             per_address_limit: UInt32(limits.perAddress),
             timeout_seconds: UInt32(max(1, limits.timeout.components.seconds)), memory_limit: limits.memory,
             tls_key: keyPointer, tls_certificate: certificatePointer)
-          return puck_mhd_start(&settings, Self.access, contextPointer, Self.completed, nil)
+          return puck_mhd_start(&settings, Self.access, contextPointer, Self.completed, contextPointer)
         }
       }
     }
     guard let started else {
       let code = errno
+      context.workers.stop()
       throw HTTPServerError(
         description: "cannot listen on \(address):\(port): \(String(cString: strerror(code)))"
           + (tls == nil ? "" : " (or the certificate and key were refused)"))
@@ -107,8 +128,9 @@ public final class HTTPServer: Sendable {
 
   deinit { stop() }
 
-  /// Stops listening and closes every connection (`MHD_stop_daemon`); waits for a request in
-  /// progress to finish. Safe to call more than once.
+  /// Stops listening and closes every connection (`MHD_stop_daemon`); first waits for the
+  /// requests in progress to finish and answers the queued ones 503, so no connection is left
+  /// suspended (libmicrohttpd must not be stopped with one). Safe to call more than once.
   public func stop() {
     // The lock hands out the `Sendable` handle, not the raw pointer (a pointer out of a lock is
     // not `sending` for Swift 6.0's region checker).
@@ -117,6 +139,15 @@ public final class HTTPServer: Sendable {
       return handle
     }
     guard let pointer = taken?.pointer else { return }
+    context.workers.stop()
+    // The answers the workers left go out before the connections close, for at most 2 s (a
+    // client that does not read them is not waited for).
+    var pauses = 0
+    while pauses < 200, context.unsent.withLock({ $0 }) > 0 {
+      var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+      nanosleep(&pause, nil)
+      pauses += 1
+    }
     MHD_stop_daemon(pointer)
   }
 
@@ -158,6 +189,12 @@ public final class HTTPServer: Sendable {
       return .YES
     }
     if pending.refused { return .YES }
+    if let answer = pending.answer {
+      // Called again after a worker left the answer and resumed the connection.
+      return queue(
+        answer.take() ?? .text("the request was not answered; try again", status: 500), on: connection,
+        closing: false)
+    }
     var client = [CChar](repeating: 0, count: 64)
     var key = [CChar](repeating: 0, count: 64)
     puck_mhd_client_address(connection, &client, &key, 64)
@@ -165,14 +202,37 @@ public final class HTTPServer: Sendable {
       method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/",
       query: values(connection, .GET_ARGUMENT_KIND), headers: values(connection, .HEADER_KIND),
       body: pending.body, client: text(of: client), clientKey: text(of: key))
-    return queue(context.handler(request), on: connection, closing: false)
+    // Answered on a worker, the connection suspended meanwhile: suspended first, so the
+    // worker's resume can never come before it.
+    let answer = PendingAnswer()
+    pending.answer = answer
+    context.unsent.withLock { $0 += 1 }
+    MHD_suspend_connection(connection)
+    let suspended = SuspendedConnection(pointer: connection)
+    let handler = context.handler
+    let queued = context.workers.submit { stopping in
+      answer.leave(stopping ? stoppingAnswer() : handler(request))
+      MHD_resume_connection(suspended.pointer)
+    }
+    if !queued {
+      answer.leave(stoppingAnswer())
+      MHD_resume_connection(connection)
+    }
+    return .YES
+  }
+
+  private static func stoppingAnswer() -> HTTPResponse {
+    .text("puck-web is stopping; try again in a moment", status: 503)
   }
 
   /// Frees a request's state when libmicrohttpd is done with it, answered or not.
-  private static let completed: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+  private static let completed: MHD_RequestCompletedCallback = { contextPointer, _, requestContext, _ in
     guard let requestContext, let pointer = requestContext.pointee else { return }
-    Unmanaged<PendingRequest>.fromOpaque(pointer).release()
+    let pending = Unmanaged<PendingRequest>.fromOpaque(pointer).takeRetainedValue()
     requestContext.pointee = nil
+    if pending.answer != nil, let contextPointer {
+      Unmanaged<Context>.fromOpaque(contextPointer).takeUnretainedValue().unsent.withLock { $0 -= 1 }
+    }
   }
 
   private static func tooLarge(_ limits: Limits) -> HTTPResponse {
@@ -222,6 +282,34 @@ private final class PendingRequest {
   var body: [UInt8] = []
   /// A response refusing it has been queued; the rest of its body is dropped.
   var refused = false
+  /// Set when the request went to a worker; holds its answer once the connection is resumed.
+  var answer: PendingAnswer?
+}
+
+/// The answer a worker leaves for libmicrohttpd's thread, which takes it once the worker has
+/// resumed the connection.
+private final class PendingAnswer: Sendable {
+  private let response = Mutex<HTTPResponse?>(nil)
+
+  func leave(_ answer: HTTPResponse) {
+    response.withLock { $0 = answer }
+  }
+
+  func take() -> HTTPResponse? {
+    response.withLock { response -> HTTPResponse? in
+      defer { response = nil }
+      return response
+    }
+  }
+}
+
+/// A suspended connection, for the worker that resumes it.
+///
+/// `@unchecked Sendable`: an `OpaquePointer` is not `Sendable`; this one is only passed to
+/// `MHD_resume_connection`, once, by the worker, which libmicrohttpd allows from any thread. A
+/// suspended connection is neither timed out nor freed, so the pointer stays valid until then.
+private struct SuspendedConnection: @unchecked Sendable {
+  let pointer: OpaquePointer
 }
 
 /// Gathers the values `MHD_get_connection_values` walks through.

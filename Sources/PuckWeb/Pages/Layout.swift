@@ -59,6 +59,7 @@ public enum Layout {
       <link rel="stylesheet" href="\(styleSheetPath)">
       <link rel="manifest" href="/manifest.webmanifest">
       <link rel="icon" href="/icon.svg" type="image/svg+xml">
+      <link rel="apple-touch-icon" href="/apple-touch-icon.png">
       <meta name="theme-color" content="#101214" media="(prefers-color-scheme: dark)">
       <meta name="theme-color" content="#fafafa" media="(prefers-color-scheme: light)">
       \(live ? script : nil)
