@@ -35,6 +35,9 @@ struct puck_mhd_settings {
   // Both NULL: plain HTTP.
   const char *tls_key;
   const char *tls_certificate;
+  // Told of each connection opened and closed (the request deadlines).
+  MHD_NotifyConnectionCallback notify_connection;
+  void *notify_connection_context;
 };
 
 // MHD_start_daemon with one internal polling thread (epoll): every handler call comes from
@@ -73,13 +76,14 @@ static inline struct MHD_Daemon *puck_mhd_start(
     {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)settings->timeout_seconds, NULL},
     {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)settings->memory_limit, NULL},
     {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, completed_context},
+    {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)settings->notify_connection, settings->notify_connection_context},
     {MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL},
     {address != NULL ? MHD_OPTION_SOCK_ADDR : MHD_OPTION_END, 0, (void *)address},
     {MHD_OPTION_END, 0, NULL},
     {MHD_OPTION_END, 0, NULL},
     {MHD_OPTION_END, 0, NULL},
   };
-  size_t count = address != NULL ? 8 : 7;
+  size_t count = address != NULL ? 9 : 8;
   if (flags & MHD_USE_TLS) {
     options[count++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)settings->tls_key};
     options[count++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)settings->tls_certificate};
@@ -122,6 +126,12 @@ static inline void puck_mhd_client_address(struct MHD_Connection *connection, ch
       if (inet_ntop(AF_INET6, &network, prefix, sizeof prefix) != NULL) snprintf(key, size, "%s/64", prefix);
     }
   }
+}
+
+// The connection's socket; -1 when it cannot be had.
+static inline int puck_mhd_connection_fd(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return info == NULL ? -1 : info->connect_fd;
 }
 
 // A response holding a copy of `length` bytes of `body` (NULL when length is 0).

@@ -21,7 +21,9 @@ public struct HTTPServerError: Error, Hashable, Sendable, CustomStringConvertibl
 ///
 /// Cut off: a body over `Limits.body` (413, and the connection closed: at once when its
 /// `Content-Length` says so, otherwise as soon as it passes the limit), headers over
-/// `Limits.memory` (libmicrohttpd's 431), a connection idle for `Limits.timeout`, more than
+/// `Limits.memory` (libmicrohttpd's 431), a connection idle for `Limits.timeout`, a request not
+/// in whole `Limits.requestTime` after its connection opened or its last answer went out
+/// (`RequestDeadlines`), more than
 /// `Limits.connections` connections, or more than `Limits.perAddress` from one address.
 ///
 /// Synchronisation: `Sendable` without `@unchecked`: `handle` (the daemon pointer, freed once
@@ -38,6 +40,9 @@ public final class HTTPServer: Sendable {
     public var perAddress = 16
     /// A connection with nothing sent or received for this long is closed.
     public var timeout: Duration = .seconds(10)
+    /// A request (line, headers and body) must be in whole this long after its connection opened
+    /// or the last answer on it went out, however steadily it trickles in (`RequestDeadlines`).
+    public var requestTime: Duration = .seconds(15)
     /// Bytes per connection for the request line and headers (libmicrohttpd's memory pool).
     public var memory = 16 * 1024
     /// Bytes of body: the web app's largest form is well under 2 KB.
@@ -66,6 +71,7 @@ public final class HTTPServer: Sendable {
     let handler: @Sendable (HTTPRequest) -> HTTPResponse
     let limits: Limits
     let workers: RequestWorkers
+    let deadlines: RequestDeadlines
     /// Requests handed to a worker whose answer has not yet gone out (or been given up on):
     /// `stop()` lets them leave before it closes the connections.
     let unsent = Mutex(0)
@@ -75,6 +81,7 @@ public final class HTTPServer: Sendable {
       self.handler = handler
       self.limits = limits
       self.workers = workers
+      deadlines = RequestDeadlines(allowed: limits.requestTime, log: WebLog.write)
     }
   }
 
@@ -98,6 +105,10 @@ public final class HTTPServer: Sendable {
     context = Context(
       handler: handler, limits: limits, workers: try RequestWorkers(count: max(1, limits.workers)))
     let contextPointer = Unmanaged.passUnretained(context).toOpaque()
+    guard context.deadlines.start() else {
+      context.workers.stop()
+      throw HTTPServerError(description: "cannot start the thread that cuts off slow requests")
+    }
     let addressText: String? =
       switch address {
       case .all: nil
@@ -111,7 +122,8 @@ public final class HTTPServer: Sendable {
             connection_limit: UInt32(limits.connections),
             per_address_limit: UInt32(limits.perAddress),
             timeout_seconds: UInt32(max(1, limits.timeout.components.seconds)), memory_limit: limits.memory,
-            tls_key: keyPointer, tls_certificate: certificatePointer)
+            tls_key: keyPointer, tls_certificate: certificatePointer, notify_connection: Self.notify,
+            notify_connection_context: contextPointer)
           return puck_mhd_start(&settings, Self.access, contextPointer, Self.completed, contextPointer)
         }
       }
@@ -119,6 +131,7 @@ public final class HTTPServer: Sendable {
     guard let started else {
       let code = errno
       context.workers.stop()
+      context.deadlines.stop()
       throw HTTPServerError(
         description: "cannot listen on \(address):\(port): \(String(cString: strerror(code)))"
           + (tls == nil ? "" : " (or the certificate and key were refused)"))
@@ -148,6 +161,7 @@ public final class HTTPServer: Sendable {
       nanosleep(&pause, nil)
       pauses += 1
     }
+    context.deadlines.stop()
     MHD_stop_daemon(pointer)
   }
 
@@ -204,6 +218,7 @@ public final class HTTPServer: Sendable {
       body: pending.body, client: text(of: client), clientKey: text(of: key))
     // Answered on a worker, the connection suspended meanwhile: suspended first, so the
     // worker's resume can never come before it.
+    context.deadlines.received(connection)
     let answer = PendingAnswer()
     pending.answer = answer
     context.unsent.withLock { $0 += 1 }
@@ -221,12 +236,30 @@ public final class HTTPServer: Sendable {
     return .YES
   }
 
+  /// A connection opened or closed: its request deadline set or dropped.
+  private static let notify: MHD_NotifyConnectionCallback = { contextPointer, connection, _, code in
+    guard let contextPointer, let connection else { return }
+    let deadlines = Unmanaged<Context>.fromOpaque(contextPointer).takeUnretainedValue().deadlines
+    if code == .CONNECTION_NOTIFY_STARTED {
+      var client = [CChar](repeating: 0, count: 64)
+      var key = [CChar](repeating: 0, count: 64)
+      puck_mhd_client_address(connection, &client, &key, 64)
+      deadlines.opened(connection, socket: puck_mhd_connection_fd(connection), client: text(of: client))
+    } else {
+      deadlines.closed(connection)
+    }
+  }
+
   private static func stoppingAnswer() -> HTTPResponse {
     .text("puck-web is stopping; try again in a moment", status: 503)
   }
 
   /// Frees a request's state when libmicrohttpd is done with it, answered or not.
-  private static let completed: MHD_RequestCompletedCallback = { contextPointer, _, requestContext, _ in
+  private static let completed: MHD_RequestCompletedCallback = {
+    contextPointer, connection, requestContext, _ in
+    if let contextPointer, let connection {
+      Unmanaged<Context>.fromOpaque(contextPointer).takeUnretainedValue().deadlines.answered(connection)
+    }
     guard let requestContext, let pointer = requestContext.pointee else { return }
     let pending = Unmanaged<PendingRequest>.fromOpaque(pointer).takeRetainedValue()
     requestContext.pointee = nil

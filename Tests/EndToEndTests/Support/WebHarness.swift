@@ -173,6 +173,21 @@ final class HTTPConnection {
     }
   }
 
+  /// Sends `text` as it is (a request a piece at a time); false when the server has closed the
+  /// connection.
+  func sendRaw(_ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    return bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      == bytes.count
+  }
+
+  /// Whether the server has closed the connection (an end of stream or a reset is waiting).
+  var isClosedByServer: Bool {
+    var byte: UInt8 = 0
+    let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+    return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+  }
+
   /// Whether any of the answer has arrived, without waiting for it.
   var hasAnswerWaiting: Bool {
     var byte: UInt8 = 0

@@ -57,4 +57,28 @@ struct WebServerConcurrencyTests {
     process.waitUntilExit()
     #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(web.log)")
   }
+
+  @Test(
+    "a request dripped in a byte a second is cut off after the request time, though it is never idle; the dock still answers"
+  )
+  func dripIsCutOff() throws {
+    let web = try WebHarness()
+    try web.start()
+    let drip = try HTTPConnection(port: web.port)
+    defer { drip.close() }
+    #expect(drip.sendRaw("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Drip: "))
+    // A byte a second: never idle for libmicrohttpd's 10 s, so only the request time (15 s)
+    // ends it. 60 s is the bound of the test, not of the server.
+    var seconds = 0
+    while seconds < 60, drip.sendRaw("a"), !drip.isClosedByServer {
+      sleep(1)
+      seconds += 1
+    }
+    #expect(seconds < 60, "the dripped request was still open after 60 s")
+    try waitUntil(timeout: 10, "puck-web logs the cut") {
+      web.log.contains("cut off a request from 127.0.0.1")
+    }
+    let (cookie, _) = try web.logIn()
+    #expect(try web.request("GET", "/", cookies: [cookie]).status == 200, "a whole request is answered")
+  }
 }
