@@ -101,10 +101,14 @@ struct CrashChurnTests {
     let path = dock.stateDirectory + "/alarms.json"
     let whole = try #require(FileManager.default.contents(atPath: path))
     let previous = try #require(FileManager.default.contents(atPath: path + ".prev"))
+    // A cut that takes only the final line break leaves the document whole, and puckd rightly
+    // reads it (seen once in CI, a cut one byte short): the cut ends before the last byte that
+    // is not white space.
+    let meaningful = whole.count - whole.reversed().prefix { $0 == 0x0A || $0 == 0x0D || $0 == 0x20 }.count
     for trial in 0..<8 {
       // What fsync had made durable is whole; the power went while the next write was under way:
       // the file ends anywhere before its end.
-      let cut = Int.random(in: 0..<whole.count, using: &random)
+      let cut = Int.random(in: 0..<meaningful, using: &random)
       try whole.prefix(cut).write(to: URL(fileURLWithPath: path))
       try previous.write(to: URL(fileURLWithPath: path + ".prev"))
       try dock.start()
