@@ -1,4 +1,5 @@
 import PuckCore
+import PuckClient
 import PuckPassword
 import Synchronization
 
@@ -333,24 +334,10 @@ public final class WebApp: Sendable {
   /// History entries closed at or after `since` (nil: all, up to `historyPages` pages), oldest
   /// first, a page of 1000 at a time; nil when puckd does not answer.
   private func historyEntries(since: Instant?) -> [HistoryEntry]? {
-    var pages: [[HistoryEntry]] = []
-    var before: Int?
-    for _ in 0..<Self.historyPages {
-      var query: [Field: ArgumentValue] = [.limit: .integer(HistoryQuery.maximumLimit)]
-      query[.before] = before.map(ArgumentValue.integer)
-      guard case .success(let reply) = send(ControlRequest(.history, query)), reply.ok == true else {
-        return nil
-      }
-      let page = reply.history ?? []
-      if let since, let oldest = page.first, oldest.closedAt < since {
-        pages.append(page.filter { $0.closedAt >= since })
-        break
-      }
-      pages.append(page)
-      guard let next = reply.nextBefore else { break }
-      before = next
+    try? HistoryPages.entries(since: since, pages: Self.historyPages) { request in
+      guard case .success(let reply) = send(request), reply.ok == true else { throw HistoryUnanswered() }
+      return reply
     }
-    return pages.reversed().flatMap { $0 }
   }
 
   /// A nested `withReply` whose failure shows as the same page.
@@ -546,3 +533,6 @@ public final class WebApp: Sendable {
         time: time, recurrence: recurrence, label: form["label"] ?? "", requiresPuck: form["puck"] != nil))
   }
 }
+
+/// puckd did not answer a page of history.
+private struct HistoryUnanswered: Error {}

@@ -9,7 +9,7 @@ extension ClientCommands {
   func stats(_ request: ControlRequest) throws -> ExitCode {
     let weeks = request.integer(.weeks) ?? 12
     let since = now.adding(seconds: -Int64(weeks) * 7 * 86_400)
-    let entries = try HistoryPager(client: client).entries(since: since)
+    let entries = try historyEntries(since: since)
     let figures = WakeStats(entries: entries, zone: zone)
     if request.flag(.json) {
       let encoder = JSONEncoder()
@@ -44,31 +44,16 @@ extension ClientCommands {
   }
 }
 
-/// Every history entry back to an instant, oldest first, a page at a time (`history --before`).
-struct HistoryPager {
-  let client: DaemonClient
-
-  /// The entries closed at or after `since` (nil: all of them), from the newest or from the
-  /// cursor `before`, oldest first.
-  func entries(since: Instant?, before start: Int? = nil) throws -> [HistoryEntry] {
-    var pages: [[HistoryEntry]] = []
-    var before = start
-    while true {
-      var query: [Field: ArgumentValue] = [.limit: .integer(HistoryQuery.maximumLimit)]
-      query[.before] = before.map(ArgumentValue.integer)
-      let reply = try client.send(ControlRequest(.history, query))
+extension ClientCommands {
+  /// Every history entry closed at or after `since` (nil: all), from the newest or from
+  /// `before`, oldest first (`HistoryPages`); a refused page ends it with its message.
+  func historyEntries(since: Instant?, before: Int? = nil) throws -> [HistoryEntry] {
+    try HistoryPages.entries(since: since, before: before) { request in
+      let reply = try client.send(request)
       guard reply.ok == true else {
         throw ClientError.broken(reply.failure?.message ?? reply.message ?? "history could not be read")
       }
-      let page = reply.history ?? []
-      if let since, let oldest = page.first, oldest.closedAt < since {
-        pages.append(page.filter { $0.closedAt >= since })
-        break
-      }
-      pages.append(page)
-      guard let next = reply.nextBefore else { break }
-      before = next
+      return reply
     }
-    return pages.reversed().flatMap { $0 }
   }
 }

@@ -145,7 +145,7 @@ struct ClientCommands {
   /// `history --csv`: every page back to the start (or the cursor), oldest first.
   private func historyCSV(_ request: ControlRequest) throws -> ExitCode {
     print(HistoryCSV.header)
-    for entry in try HistoryPager(client: client).entries(since: nil, before: request.integer(.before)) {
+    for entry in try historyEntries(since: nil, before: request.integer(.before)) {
       print(HistoryCSV.row(entry, zone: zone))
     }
     return .success
