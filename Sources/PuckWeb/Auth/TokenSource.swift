@@ -1,3 +1,4 @@
+import PuckCore
 import PuckSystem
 
 /// Where the web app's secrets come from: 32 random bytes at a time, written as 64 lower-case
@@ -22,17 +23,8 @@ public enum Token {
   /// 256 bits.
   public static let byteCount = 32
 
-  /// `bytes` as lower-case hex.
-  public static func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var text: [UInt8] = []
-    text.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-      text.append(digits[Int(byte >> 4)])
-      text.append(digits[Int(byte & 0x0F)])
-    }
-    return String(decoding: text, as: UTF8.self)
-  }
+  /// `bytes` as lower-case hex (the core's one encoder, `RemoteFrame.hex`).
+  public static func hex(_ bytes: [UInt8]) -> String { RemoteFrame.hex(bytes) }
 
   /// Whether `given` is `expected`, comparing every byte whatever the earlier ones were, so the
   /// time taken does not tell an attacker how much of a guess was right.
