@@ -1,5 +1,5 @@
-import PuckCore
 import PuckClient
+import PuckCore
 import PuckPassword
 import Synchronization
 
