@@ -41,6 +41,14 @@ public final class WebApp: Sendable {
   /// The login form's cookie: its token must come back in the form.
   public static let loginCookie = "puck_login"
 
+  /// A cookie's name as this app sets it: under HTTPS with the `__Host-` prefix, which a
+  /// browser accepts only on a `Secure` cookie for `Path=/` without a `Domain`, so no other
+  /// host (another device on the network, a page of the same name over plain HTTP) can set or
+  /// shadow it.
+  private static func cookieName(_ name: String, secure: Bool) -> String { (secure ? "__Host-" : "") + name }
+  private var sessionCookie: String { Self.cookieName(Self.sessionCookie, secure: secure) }
+  private var loginCookie: String { Self.cookieName(Self.loginCookie, secure: secure) }
+
   private struct State: Sendable {
     var sessions: SessionStore
     var limiter = LoginLimiter()
@@ -119,7 +127,7 @@ public final class WebApp: Sendable {
     guard let hash = passwordHash(),
       let session = state.withLock({
         $0.sessions.session(
-          for: request.cookies[Self.sessionCookie], now: time.monotonic, passwordStamp: hash.encoded,
+          for: request.cookies[sessionCookie], now: time.monotonic, passwordStamp: hash.encoded,
           touch: used)
       })
     else { return .redirect(to: "/login") }
@@ -147,7 +155,7 @@ public final class WebApp: Sendable {
   {
     // The browser's login token stays the same while its cookie lasts (a wrong password shows
     // the form again with it); a new one otherwise.
-    let kept = request.cookies[Self.loginCookie].flatMap { Token.isWellFormed($0) ? $0 : nil }
+    let kept = request.cookies[loginCookie].flatMap { Token.isWellFormed($0) ? $0 : nil }
     guard let token = kept ?? (try? tokens.token()) else {
       return .text("no random bytes for the login form; try again", status: 503)
     }
@@ -179,7 +187,7 @@ public final class WebApp: Sendable {
       return response
     }
     guard isSameOrigin(request), let form = FormData(urlEncoded: request.body),
-      let expected = request.cookies[Self.loginCookie], Token.isWellFormed(expected),
+      let expected = request.cookies[loginCookie], Token.isWellFormed(expected),
       Token.matches(form["login"], expected)
     else { return loginPage(request, notice: .expiredForm, status: 403) }
     guard let hash = passwordHash() else { return loginPage(request, notice: .noPassword, status: 503) }
@@ -211,7 +219,8 @@ public final class WebApp: Sendable {
 
   /// A cookie for this site only, out of reach of scripts and of other sites' requests.
   private func cookie(_ name: String, _ value: String, maxAge: Int) -> String {
-    "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    "\(Self.cookieName(name, secure: secure))=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+      + (secure ? "; Secure" : "")
   }
 
   /// Whether a form came from a page of this site. A browser's `Sec-Fetch-Site` says so when

@@ -111,16 +111,23 @@ import Testing
 
     let secure = Rig(secure: true)
     let secureForm = secure.get("/login")
-    let secureToken = try #require(secureForm.cookieValue(WebApp.loginCookie))
+    #expect(secureForm.cookieValue(WebApp.loginCookie) == nil, "under HTTPS only the __Host- name is set")
+    let secureToken = try #require(secureForm.cookieValue("__Host-puck_login"))
     let secureLogin = secure.app.handle(
       HTTPRequest(
         method: "POST", path: "/login",
         headers: [
-          "host": "dock.local", "origin": "https://dock.local", "cookie": "puck_login=\(secureToken)",
+          "host": "dock.local", "origin": "https://dock.local", "cookie": "__Host-puck_login=\(secureToken)",
         ],
         body: Array("login=\(secureToken)&password=correct+horse+battery".utf8)), at: secure.now)
     #expect(
-      secureLogin.headers.first { $0.value.hasPrefix("puck_session=") }?.value.hasSuffix("; Secure") == true)
+      secureLogin.headers.first { $0.value.hasPrefix("__Host-puck_session=") }?.value.hasSuffix("; Secure")
+        == true)
+    let secureSession = try #require(secureLogin.cookieValue("__Host-puck_session"))
+    #expect(secure.get("/", cookie: "__Host-puck_session=\(secureSession)").status == 200)
+    // The same value under the plain name, as a page over plain HTTP on another host of the
+    // network could set it, is no session under HTTPS.
+    #expect(secure.get("/", cookie: "puck_session=\(secureSession)").status == 303)
   }
 
   @Test(

@@ -637,16 +637,18 @@ def https(dock):
     response = connection.getresponse()
     response.read()
     cookie = response.getheader("Set-Cookie") or ""
-    expect(response.status == 200 and cookie.endswith("; Secure"), "HTTPS: the login page, its cookie Secure")
+    expect(response.status == 200 and cookie.startswith("__Host-puck_login=") and cookie.endswith("; Secure"),
+           "HTTPS: the login page, its cookie Secure and named __Host-")
     token = cookie.split(";")[0].split("=", 1)[1]
     connection.request("POST", "/login", body=f"login={token}&password={urllib.parse.quote_plus(PASSWORD)}",
                        headers={"Content-Type": "application/x-www-form-urlencoded",
-                                "Cookie": f"puck_login={token}"})
+                                "Cookie": f"__Host-puck_login={token}"})
     response = connection.getresponse()
     response.read()
-    session = [v for k, v in response.getheaders() if k == "Set-Cookie" and v.startswith("puck_session=")]
+    session = [v for k, v in response.getheaders()
+               if k == "Set-Cookie" and v.startswith("__Host-puck_session=")]
     expect(response.status == 303 and session and "; Secure" in session[0] and "HttpOnly" in session[0],
-           "HTTPS: logged in, the session cookie Secure and HttpOnly")
+           "HTTPS: logged in, the session cookie Secure, HttpOnly and named __Host-")
     connection.close()
     expect(request_plain_fails(port), "HTTPS: a plain HTTP request gets no page")
 
