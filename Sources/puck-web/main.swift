@@ -17,7 +17,8 @@ enum PuckWebMain {
       --socket PATH          puckd's control socket (default /run/puckalarm/puckd.sock)
       --password-file PATH   the web password's hash, as 'sudo puckctl web password' wrote it
                              (default /etc/puckalarm/web-password)
-    Exits 0 at once when [web] enabled = no. Signals: SIGTERM/SIGINT stop it.
+    Exits 0 at once when [web] enabled = no (ready first, for systemd).
+    Signals: SIGTERM/SIGINT stop it.
     """
 
   static func main() -> Int32 {
@@ -61,6 +62,9 @@ enum PuckWebMain {
     guard settings.enabled else {
       WebLog.write(
         "<5>puck-web: [web] enabled = no in \(configPath): not serving (README: the dock from a phone)")
+      // Ready, then a clean exit: under Type=notify an exit before READY=1 is a failed start,
+      // which Restart=on-failure would repeat every few seconds for as long as the app is off.
+      SystemdNotifier(environment: environment).send("READY=1\nSTATUS=off: [web] enabled = no")
       return 0
     }
     var tls: HTTPServer.TLS?
