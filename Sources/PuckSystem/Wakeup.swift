@@ -54,12 +54,13 @@ public final class Wakeup: Sendable {
     return ((try? systemCall("read") { read(fd, &counter, 8) }) ?? 0) == 8
   }
 
-  /// Sleeps until `signal` or until `timeout` passes (rounded up to a millisecond); clears
-  /// pending signals. Returns whether it was signalled.
+  /// Sleeps until `signal` or until `timeout` passes (rounded up to a millisecond; nil: no
+  /// timeout); clears pending signals. Returns whether it was signalled.
   @discardableResult
-  public func wait(_ timeout: Duration) -> Bool {
+  public func wait(_ timeout: Duration?) -> Bool {
     var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-    guard (try? systemCall("poll") { poll(&descriptor, 1, timeout.pollMilliseconds) }) ?? 0 > 0 else {
+    let milliseconds = timeout?.pollMilliseconds ?? -1
+    guard (try? systemCall("poll") { poll(&descriptor, 1, milliseconds) }) ?? 0 > 0 else {
       return false
     }
     return drain()

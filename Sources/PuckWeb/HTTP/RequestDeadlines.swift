@@ -6,9 +6,9 @@ import Synchronization
 /// last answer on it going out, until the request's last byte is in. libmicrohttpd's own
 /// timeout only counts idle time, so a client that sends one byte of headers every few seconds
 /// (a slow drip) would otherwise hold its connection for hours, and a few such clients every
-/// connection there is. A thread of its own looks every quarter second and shuts down the
-/// socket of a connection past its deadline; libmicrohttpd then closes it as a client that
-/// went away.
+/// connection there is. A thread of its own sleeps until the earliest deadline (with none, until
+/// a connection opens) and shuts down the socket of a connection past its deadline;
+/// libmicrohttpd then closes it as a client that went away. An idle server makes no wake-up.
 ///
 /// Synchronisation: the table is behind a `Mutex`. A connection is dropped from it in
 /// libmicrohttpd's "closed" notification, which comes before libmicrohttpd closes the socket,
@@ -33,14 +33,20 @@ final class RequestDeadlines: Sendable {
   private let log: @Sendable (String) -> Void
   private let table = Mutex(Table())
   private let thread = Mutex<pthread_t?>(nil)
+  /// Wakes the sweeper when a deadline is set (it may be earlier than the one it sleeps to) or
+  /// when it is stopped.
+  private let wakeup = Wakeup.bestEffort()
+  /// How many times the sweeper has woken (for the tests: an idle server does not wake).
+  private let wakes = Atomic<Int>(0)
 
   init(allowed: Duration, log: @escaping @Sendable (String) -> Void) {
     self.allowed = allowed
     self.log = log
   }
 
-  /// Starts the sweeping thread; false when it cannot be started.
+  /// Starts the sweeping thread; false when it cannot be started (nor its eventfd made).
   func start() -> Bool {
+    guard wakeup.fd >= 0 else { return false }
     let body = Unmanaged.passRetained(SweepBody(self)).toOpaque()
     var started = pthread_t()
     let status = pthread_create(
@@ -61,6 +67,7 @@ final class RequestDeadlines: Sendable {
   /// Stops the sweeping thread and waits for it. Safe to call more than once.
   func stop() {
     table.withLock { $0.stopping = true }
+    wakeup.signal()
     let taken = thread.withLock { thread -> pthread_t? in
       defer { thread = nil }
       return thread
@@ -72,6 +79,7 @@ final class RequestDeadlines: Sendable {
   func opened(_ connection: OpaquePointer, socket: Int32, client: String) {
     let due = MonotonicInstant.now() + allowed
     table.withLock { $0.watched[Self.key(connection)] = Watched(socket: socket, client: client, due: due) }
+    wakeup.signal()
   }
 
   /// The connection's request is in whole: nothing is due until it is answered.
@@ -83,6 +91,7 @@ final class RequestDeadlines: Sendable {
   func answered(_ connection: OpaquePointer) {
     let due = MonotonicInstant.now() + allowed
     table.withLock { $0.watched[Self.key(connection)]?.due = due }
+    wakeup.signal()
   }
 
   /// The connection is closing (before its socket is).
@@ -106,10 +115,20 @@ final class RequestDeadlines: Sendable {
     }
   }
 
+  /// How many times the sweeping thread has woken since it started.
+  var wakeCount: Int { wakes.load(ordering: .relaxed) }
+
+  /// The earliest deadline, or nil when nothing is due or the sweeper is stopping (`stopping`).
+  private func nextDue() -> (stopping: Bool, due: MonotonicInstant?) {
+    table.withLock { table in
+      (table.stopping, table.watched.values.lazy.compactMap(\.due).min())
+    }
+  }
+
   private func sweepUntilStopped() {
-    while !table.withLock({ $0.stopping }) {
-      var pause = timespec(tv_sec: 0, tv_nsec: 250_000_000)
-      nanosleep(&pause, nil)
+    while case let next = nextDue(), !next.stopping {
+      wakeup.wait(next.due.map { $0 - MonotonicInstant.now() })
+      wakes.add(1, ordering: .relaxed)
       for client in sweep(now: MonotonicInstant.now()) {
         log(
           "<4>puck-web: cut off a request from \(client) that took more than \(allowed.components.seconds) s to arrive"
