@@ -24,6 +24,11 @@ final class ScriptedDock: DockLink {
   /// Every request received, in order.
   var requests: [ControlRequest] { state.withLock { $0.requests } }
 
+  var status: DockStatus {
+    get { state.withLock { $0.status } }
+    set { state.withLock { $0.status = newValue } }
+  }
+
   var alarms: [AlarmView] {
     get { state.withLock { $0.alarms } }
     set { state.withLock { $0.alarms = newValue } }

@@ -409,6 +409,68 @@ import Testing
     #expect(down.status == 503 && down.bodyText.contains("puckd is not running"))
   }
 
+  @Test(
+    "a protected dock with a failed buzzer shows the warning and its next step; an open wake-up, each puck's last scan and the last check are on the page"
+  )
+  func statusDetails() throws {
+    let rig = Rig()
+    let (cookie, _) = try rig.logIn()
+    var status = ScriptedDock.sampleStatus
+    status.protected = true
+    status.reasons = []
+    status.warnings = [
+      .partFailed(
+        device: .buzzer, detail: "cannot open GPIO22", next: "wire the buzzer to GPIO22 (hardware/pinmap.md)")
+    ]
+    let opened = Instant(unixSeconds: 1_799_989_400)
+    var wakeUp = GuardView(
+      WakeGuard(
+        occurrence: AlarmOccurrence(
+          alarm: Alarm(
+            id: 1, time: WallTime(hour: 6, minute: 30), recurrence: .weekly([.monday]), label: "work"),
+          scheduledAt: opened),
+        openedAt: opened, requiresPuck: true))
+    wakeUp.description = "06:30 work, retry 2"
+    wakeUp.ringing = false
+    wakeUp.bypassCount = 2
+    wakeUp.retryAt = Instant(unixSeconds: 1_799_990_120)
+    status.guards = [wakeUp]
+    let tag = try TagUID(bytes: [0x04, 0xA2, 0x3B, 0x11, 0x22, 0x33, 0x44])
+    status.pucks = [
+      PuckView(
+        PairedTag(
+          uid: tag, pairedAt: opened, name: "kitchen puck", lastSeen: Instant(unixSeconds: 1_799_900_000))),
+      PuckView(PairedTag(uid: tag, pairedAt: opened, name: "spare")),
+    ]
+    status.check = PreflightReport(
+      at: Instant(unixSeconds: 1_799_989_000), trigger: .start,
+      parts: [
+        .init("reader", ok: true, "PN532 v1.6"),
+        .init("buzzer", ok: false, "cannot open GPIO22", severity: .warning),
+      ])
+    rig.dock.status = status
+
+    let text = rig.get("/", cookie: cookie).bodyText
+    #expect(text.contains("Protected, with a warning"))
+    #expect(text.contains("buzzer FAILED (the alarm rings on the audio alone): cannot open GPIO22"))
+    #expect(text.contains("Next: wire the buzzer to GPIO22"))
+    #expect(text.contains("Wake-up: 06:30 work, retry 2"))
+    #expect(text.contains("rings again in 2 min"), "the retry, relative to the dock's now")
+    #expect(text.contains("Bypassed 2 times"))
+    #expect(text.contains("it cannot be stopped from here"))
+    #expect(!text.contains("action=\"/stop\""), "no stop button on the page")
+    // 1_799_900_000 is 2027-01-14 04:13:20 UTC, 05:13:20 in Berlin.
+    #expect(text.contains("kitchen puck (…:33:44)") && text.contains("last seen Thu 14 Jan, 05:13:20"))
+    #expect(text.contains("spare (…:33:44)") && text.contains("not seen since pairing"))
+    #expect(text.contains("Last check</strong>: <span class=\"warn\">passed with a warning</span>"))
+    #expect(text.contains("buzzer: FAILED — cannot open GPIO22"))
+
+    status.warnings = []
+    rig.dock.status = status
+    let plain = rig.get("/", cookie: cookie).bodyText
+    #expect(plain.contains(">Protected</p>") && !plain.contains("Protected, with a warning"))
+  }
+
   @Test("a label with a script is text in the alarm list")
   func labelIsEscaped() throws {
     let rig = Rig()

@@ -13,17 +13,31 @@ public enum StatusPage {
       title: "Status", place: .status, csrf: csrf, flash: flash, live: true, body: HTML.joined(parts))
   }
 
+  /// Protected or why not, and under it every part that failed without costing protection (a
+  /// buzzer that cannot be opened while the audio rings), with its next step: what the person
+  /// getting into bed must see, as `puckctl status` shows it.
   static func verdict(_ status: DockStatus) -> HTML {
+    let warnings = (status.warnings ?? []).map { warning -> HTML in
+      let next: HTML? = warning.next.map { "<br><span class=\"muted\">Next: \($0)</span>" }
+      return "<li class=\"warn\">\(warning.text)\(next)</li>"
+    }
     guard !status.protected else {
+      guard !warnings.isEmpty else {
+        return """
+          <section aria-labelledby="verdict"><p class="verdict good" id="verdict">Protected</p>
+          <p class="muted">An alarm is set, and only a scan of your puck ends it.</p></section>
+          """
+      }
       return """
-        <section aria-labelledby="verdict"><p class="verdict good" id="verdict">Protected</p>
-        <p class="muted">An alarm is set, and only a scan of your puck ends it.</p></section>
+        <section aria-labelledby="verdict"><p class="verdict warn" id="verdict">Protected, with a warning</p>
+        <p class="muted">An alarm is set, and only a scan of your puck ends it, but part of the dock failed:</p>
+        <ul>\(warnings)</ul></section>
         """
     }
     let reasons = status.reasonLines.map { reason -> HTML in "<li>\(reason)</li>" }
     return """
       <section aria-labelledby="verdict"><p class="verdict bad" id="verdict">Not protected</p>
-      <ul>\(reasons)</ul></section>
+      <ul>\(reasons)\(warnings)</ul></section>
       """
   }
 
@@ -104,8 +118,13 @@ public enum StatusPage {
     }
     if let check = status.check {
       let verdict: HTML =
-        check.passed ? "<span class=\"good\">passed</span>" : "<span class=\"bad\">failed</span>"
-      let failed = check.failures.map { part -> HTML in "<br><span class=\"bad\">\(part.line)</span>" }
+        !check.passed
+        ? "<span class=\"bad\">failed</span>"
+        : check.warnings.isEmpty
+          ? "<span class=\"good\">passed</span>" : "<span class=\"warn\">passed with a warning</span>"
+      let failed = (check.failures + check.warnings).map { part -> HTML in
+        "<br><span class=\"\(part.isWarning ? "warn" : "bad")\">\(part.line)</span>"
+      }
       items.append("<li><strong>Last check</strong>: \(verdict), \(time.local(check.at))\(failed)</li>")
     }
     let problems = (status.problems + status.missed.map { "missed: \($0)" }).map { problem -> HTML in
