@@ -42,6 +42,10 @@ struct SetupCommand {
     var daemonRunning = false
     var check: PreflightReport?
     var puckPaired: Bool?
+    /// The dock's verdict after setup, as status gives it; nil when puckd did not answer.
+    var protected: Bool?
+    /// Why not, status's reasons; nil when puckd did not answer.
+    var reasons: [String]?
   }
 
   private var root: String { request.text(.root) ?? "/" }
@@ -95,10 +99,14 @@ struct SetupCommand {
     }
 
     // What to write: a reader found by probing (puckd's own, answering already, is left as it
-    // is), the sound device heard and the wired parts confirmed.
+    // is), the sound device heard and the wired parts confirmed. With no reader on the board
+    // and a node in its place, `device = none`: a local reader the config still looks for
+    // would be a reader that cannot be reached, and the dock never protected.
     var changes: [Change] = []
     if let reader, probe != nil && configured != .connstring(reader) {
       changes.append(("reader", "device", reader))
+    } else if reader == nil, configured != ReaderDevice.none {
+      changes.append(("reader", "device", ReaderDevice.none.description))
     }
     let sound = chooseSound(configured: config.audio.device)
     report.audio = sound
@@ -131,10 +139,18 @@ struct SetupCommand {
       guard reloaded.ok == true else { return finish(report, .failure) }
       waitForReader()
     }
-    say("Pre-flight check:")
     let check = try client.send(ControlRequest(.check)).check
     report.check = check
-    for part in check?.parts ?? [] { say("  \(part.line)") }
+    say(check?.verdict ?? "pre-flight check: no answer from puckd")
+    for part in check?.parts ?? [] {
+      say("  \(part.line)")
+      if let next = part.next { say("      next: \(next)") }
+    }
+    if let after = try? client.send(ControlRequest(.status)).status {
+      report.protected = after.protected
+      report.reasons = after.reasonLines
+      say("Dock:         " + StatusText.verdict(after).joined(separator: "\n"))
+    }
     let paired = !(status.pucks ?? []).isEmpty || status.pairedTag != nil
     report.puckPaired = paired
     if !paired {
@@ -309,7 +325,7 @@ struct SetupCommand {
       configPath: firmware + "/config.txt", commandLine: try text(firmware + "/cmdline.txt"),
       serial0Target: length > 0
         ? String(decoding: target[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil,
-      devices: Set(devices.filter { access(path($0), F_OK) == 0 }))
+      devices: Set(devices.filter { access(path($0), F_OK) == 0 }), osRelease: try text("/etc/os-release"))
   }
 
   /// The survey for a person: the board, each finding with its fix, then what comes next.
@@ -317,6 +333,7 @@ struct SetupCommand {
     var lines = [
       "Board:        \(survey.model)" + (survey.board == .other ? "" : " (\(survey.board.rawValue))")
     ]
+    if let release = survey.release { lines.append("Release:      \(release)") }
     guard let uart = survey.readerUART else {
       lines.append(
         "This is not a board the assistant knows. Name the reader in /etc/puckalarm/puckd.conf, "

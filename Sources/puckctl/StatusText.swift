@@ -24,7 +24,9 @@ struct StatusText {
     return "in \(minutes / 60) h \(minutes % 60) min"
   }
 
-  func render(_ status: DockStatus) -> String {
+  /// The verdict and why not, then each warning with its next step: status's first lines, and
+  /// what `puckctl setup` ends with.
+  static func verdict(_ status: DockStatus) -> [String] {
     var lines: [String] = []
     let warnings = status.warnings ?? []
     if status.protected {
@@ -39,6 +41,12 @@ struct StatusText {
       lines.append("  ! \(warning.text)")
       if let next = warning.next { lines.append("    next: \(next)") }
     }
+    return lines
+  }
+
+  func render(_ status: DockStatus) -> String {
+    var lines = Self.verdict(status)
+    let warnings = status.warnings ?? []
     for view in status.guards {
       if view.ringing {
         lines.append(

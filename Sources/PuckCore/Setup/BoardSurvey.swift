@@ -76,11 +76,14 @@ public struct BoardSurvey: Hashable, Sendable, Codable {
     public var serial0Target: String?
     /// Which of `/dev/ttyAMA0`, `/dev/serial0`, `/dev/i2c-1` and `/dev/spidev0.0` exist.
     public var devices: Set<String>
+    /// `/etc/os-release`, for the release the board runs.
+    public var osRelease: String?
 
     public init(
       model: String?, configText: String?, configPath: String = "/boot/firmware/config.txt",
-      commandLine: String?, serial0Target: String?, devices: Set<String>
+      commandLine: String?, serial0Target: String?, devices: Set<String>, osRelease: String? = nil
     ) {
+      self.osRelease = osRelease
       self.model = model
       self.configText = configText
       self.configPath = configPath
@@ -108,6 +111,8 @@ public struct BoardSurvey: Hashable, Sendable, Codable {
   /// The model as the device tree names it, or "unknown".
   public var model: String
   public var board: Board
+  /// The release the board runs, as `/etc/os-release` names it (`PRETTY_NAME`); nil without it.
+  public var release: String?
   /// The GPIO UART the dock's reader uses on this board (`--reader` / `[reader] device` take
   /// `pn532_uart:` and this path).
   public var readerUART: String?
@@ -127,11 +132,25 @@ public struct BoardSurvey: Hashable, Sendable, Codable {
     readerUART = board.readerUART
     let config = BootConfig(facts.configText ?? "", board: board)
     var findings: [Finding] = []
+    release = facts.osRelease.flatMap { Self.osReleaseValue("PRETTY_NAME", in: $0) }
+    if let text = facts.osRelease {
+      // The package is built for Debian 12 and 13, which Raspberry Pi OS has followed since 2023.
+      let version = Self.osReleaseValue("VERSION_ID", in: text).flatMap { Int($0) }
+      let supported = (version ?? 0) >= 12
+      findings.append(
+        Finding(
+          name: "release", ok: supported, needed: false,
+          detail: release ?? Self.osReleaseValue("ID", in: text) ?? "an unnamed release",
+          fix: supported
+            ? nil
+            : "the package is built for Debian 12 (bookworm) and 13 (trixie): Raspberry Pi OS (64-bit) "
+              + "of 2023 or later; on an older release, build from source with a Swift 6 toolchain"))
+    }
     var candidates: [String] = []
     if let uart = readerUART {
       let uartOn: Bool
       if board == .pi5 {
-        uartOn = config.has("dtparam", "uart0")
+        uartOn = config.has("dtparam", "uart0") || config.has("dtoverlay", "uart0-pi5")
       } else {
         uartOn = config.value(of: "enable_uart").map { $0 == "1" } ?? facts.devices.contains("/dev/serial0")
       }
@@ -193,6 +212,21 @@ public struct BoardSurvey: Hashable, Sendable, Codable {
     self.findings = findings
     uartReady = readerUART != nil && findings.allSatisfy { $0.ok || !$0.needed }
     readerCandidates = candidates
+  }
+}
+
+extension BoardSurvey {
+  /// A value of `/etc/os-release` (`PRETTY_NAME="Debian GNU/Linux 13 (trixie)"`), its quotes
+  /// removed; nil when the key is not there.
+  static func osReleaseValue(_ key: String, in text: String) -> String? {
+    for raw in text.split(whereSeparator: \.isNewline) where raw.hasPrefix(key + "=") {
+      var value = String(raw.dropFirst(key.count + 1)).trimmingWhitespace()
+      if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
+        value = String(value.dropFirst().dropLast())
+      }
+      return value.isEmpty ? nil : value
+    }
+    return nil
   }
 }
 

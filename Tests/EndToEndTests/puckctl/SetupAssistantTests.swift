@@ -22,7 +22,7 @@ struct SetupAssistantTests {
     init(model: String, reader: Bool = true) throws {
       root = FileManager.default.temporaryDirectory.appendingPathComponent("puck-board-\(UUID().uuidString)")
       let files = FileManager.default
-      for directory in ["proc/device-tree", "boot/firmware", "dev"] {
+      for directory in ["proc/device-tree", "boot/firmware", "dev", "etc"] {
         try files.createDirectory(
           at: root.appendingPathComponent(directory), withIntermediateDirectories: true)
       }
@@ -35,6 +35,8 @@ struct SetupAssistantTests {
         to: root.appendingPathComponent("boot/firmware/config.txt"))
       try Data("console=tty1 root=PARTUUID=1 rootwait\n".utf8).write(
         to: root.appendingPathComponent("boot/firmware/cmdline.txt"))
+      try Data("PRETTY_NAME=\"Debian GNU/Linux 13 (trixie)\"\nVERSION_ID=\"13\"\nID=debian\n".utf8).write(
+        to: root.appendingPathComponent("etc/os-release"))
       // On a Pi 5 the reader is on ttyAMA0 and serial0 is the debug connector; elsewhere
       // serial0 is the reader's UART.
       let uart = pi5 ? "dev/ttyAMA0" : "dev/serial0"
@@ -116,6 +118,14 @@ struct SetupAssistantTests {
     // The clock may or may not be synchronised where this runs; the exit status follows it.
     #expect(result.status == (parts["clock"] == true ? 0 : 1), "\(result.stderr)")
     #expect(report["puckPaired"] as? Bool == true)
+    #expect((report["board"] as? [String: Any])?["release"] as? String == "Debian GNU/Linux 13 (trixie)")
+    #expect(result.stderr.contains("Release:      Debian GNU/Linux 13 (trixie)"), "\(result.stderr)")
+    // It ends with the dock's verdict, as status gives it.
+    #expect(
+      report["protected"] as? Bool == (result.stderr.contains("Dock:         PROTECTED")), "\(result.stderr)")
+    #expect(
+      result.stderr.contains("pre-flight check passed") || result.stderr.contains("pre-flight check FAILED"),
+      "\(result.stderr)")
 
     // Run again on the working dock: it confirms and changes nothing.
     let (again, second) = try setup(dock, board)
@@ -202,7 +212,7 @@ struct SetupAssistantTests {
     try pane.send("y", "Enter")
     try waitUntil(timeout: 60, "the check after the reload") { try pane.screen().contains("EXIT=") }
     let screen = try pane.screen()
-    #expect(screen.contains("Pre-flight check:") && screen.contains("reader: ok"), "\(screen)")
+    #expect(screen.contains("pre-flight check ") && screen.contains("reader: ok"), "\(screen)")
     #expect(screen.contains("audio: ok"), "\(screen)")
     let config = try String(contentsOfFile: dock.configPath, encoding: .utf8)
     #expect(config.contains("device = \(board.connstring)"))
@@ -274,5 +284,15 @@ struct SetupAssistantTests {
     #expect(nodes.contains { $0.contains("kitchen") }, "\(again.stderr)")
     #expect(!again.stderr.contains("No reader answered"), "\(again.stderr)")
     #expect(report["audio"] as? String == "null", "the steps after the reader ran: \(again.stderr)")
+    // No reader on the board: the config stops looking for one, so only the node counts.
+    let config = try String(contentsOfFile: dock.configPath, encoding: .utf8)
+    #expect(config.contains("[reader]\n# Which reader.\ndevice = none\n"), "\(config)")
+    #expect(report["configWritten"] as? Bool == true)
+    let reasons = report["reasons"] as? [String] ?? ["no verdict in the report"]
+    #expect(report["protected"] is Bool, "the verdict is in the report: \(again.stdout)")
+    #expect(
+      !reasons.contains { $0.contains("reader") && !$0.contains("kitchen") },
+      "no reason names a reader of the board's own: \(reasons)")
+    #expect(again.stderr.contains("Dock:         "), "setup ends with the dock's verdict: \(again.stderr)")
   }
 }

@@ -78,6 +78,29 @@ import Testing
     #expect(finding("uart", in: turnedOffLater)?.ok == false, "the last mention wins")
     let enableUARTIsNotThePi5Switch = survey("Raspberry Pi 5 Model B Rev 1.0", config: "enable_uart=1\n")
     #expect(finding("uart", in: enableUARTIsNotThePi5Switch)?.ok == false)
+    let overlay = survey("Raspberry Pi 5 Model B Rev 1.0", config: "dtoverlay=uart0-pi5\n")
+    #expect(finding("uart", in: overlay)?.ok == true, "the Pi 5's uart0 overlay turns it on too")
+  }
+
+  @Test("the release comes from /etc/os-release; one older than Debian 12 is named with what to do")
+  func release() throws {
+    func surveyed(_ osRelease: String?) -> BoardSurvey {
+      BoardSurvey(
+        BoardSurvey.Facts(
+          model: "Raspberry Pi 4 Model B Rev 1.4", configText: "enable_uart=1\n", commandLine: "root=x",
+          serial0Target: nil, devices: [], osRelease: osRelease))
+    }
+    let trixie = surveyed(
+      "PRETTY_NAME=\"Debian GNU/Linux 13 (trixie)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"13\"\nID=debian\n"
+    )
+    #expect(trixie.release == "Debian GNU/Linux 13 (trixie)")
+    #expect(finding("release", in: trixie)?.ok == true)
+    let bullseye = surveyed(
+      "PRETTY_NAME='Raspbian GNU/Linux 11 (bullseye)'\nVERSION_ID=\"11\"\nID=raspbian\n")
+    let old = try #require(finding("release", in: bullseye))
+    #expect(!old.ok && !old.needed && old.fix?.contains("Debian 12 (bookworm) and 13 (trixie)") == true)
+    #expect(bullseye.uartReady, "a note, not a blocker")
+    #expect(surveyed(nil).release == nil && finding("release", in: surveyed(nil)) == nil)
   }
 
   @Test func aZero2WReadsItsOwnFilterAndSkipsOthers() throws {
