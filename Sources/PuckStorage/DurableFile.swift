@@ -25,9 +25,11 @@ public enum DurableFile {
 
   /// Writes `bytes` to a new file at `path` durably, failing with `EEXIST` rather than replacing
   /// anything already there: temp file, `fsync`, `link` to `path`, `unlink` temp, `fsync` of
-  /// the directory. For copies that must never overwrite an earlier one.
-  public static func create(_ bytes: [UInt8], at path: String, mode: mode_t) throws(FileSystemError) {
-    let temporary = try createTemporary(containing: bytes, besides: path, mode: mode)
+  /// the directory. For copies that must never overwrite an earlier one. `group` as in `write`.
+  public static func create(
+    _ bytes: [UInt8], at path: String, mode: mode_t, group: gid_t? = nil
+  ) throws(FileSystemError) {
+    let temporary = try createTemporary(containing: bytes, besides: path, mode: mode, group: group)
     defer { unlink(temporary) }
     try systemCall("link \(temporary) to", path: path) { link(temporary, path) }
     try syncDirectory(of: path)

@@ -155,7 +155,8 @@ struct SetupCommand {
     report.puckPaired = paired
     if !paired {
       say("No puck is paired yet: a wake-up can only end with one.")
-      if !json, ask("Pair one now?") {
+      // Pairing waits for a tag: never from a script (--yes, --json), only when a person answers.
+      if !json, !assumeYes, ask("Pair one now?") {
         _ = try ClientCommands(client: client, zone: zone, now: now).run(
           try ControlRequest(commandLine: ["pair"]))
       } else {
@@ -252,17 +253,30 @@ struct SetupCommand {
       text = DockConfig.setting(change.key, in: change.section, to: change.value, text: text)
     }
     _ = try DockConfig.parse(text, file: path)
+    // The file keeps its mode and group (root:puckalarm 0640 keeps puck-web reading it), and so
+    // does the backup.
     var mode: mode_t = 0o644
+    var group: gid_t?
     var backup: String?
     if let before {
       var info = stat()
-      if stat(path, &info) == 0 { mode = info.st_mode & 0o7777 }
+      if stat(path, &info) == 0 {
+        mode = info.st_mode & 0o7777
+        group = info.st_gid
+      }
       let (date, seconds) = now.utcDateAndTime
       let stamp = "\(date)T\(WallTime.clockText(secondsOfDay: seconds))Z".replacing(":", with: "")
-      backup = path + ".before-setup-" + stamp
-      try DurableFile.create(Array(before.utf8), at: backup ?? path, mode: mode)
+      // Two runs in one second: the second backup gets a number, never the first's name.
+      var name = path + ".before-setup-" + stamp
+      var number = 1
+      while access(name, F_OK) == 0 {
+        number += 1
+        name = path + ".before-setup-" + stamp + "-\(number)"
+      }
+      try DurableFile.create(Array(before.utf8), at: name, mode: mode, group: group)
+      backup = name
     }
-    try DurableFile.write(Array(text.utf8), to: path, mode: mode)
+    try DurableFile.write(Array(text.utf8), to: path, mode: mode, group: group)
     return backup
   }
 

@@ -150,6 +150,53 @@ struct SetupAssistantTests {
   }
 
   @Test(
+    "from a script (--yes) with no puck paired it never pairs, it says how; the file keeps its mode and group; a backup never takes an earlier one's name"
+  )
+  func scriptedRunNeverPairsAndBacksUpBeside() throws {
+    let board = try Board(model: "Raspberry Pi 4 Model B Rev 1.4")
+    defer { board.remove() }
+    let dock = try DaemonHarness(
+      simulate: false, config: "[reader]\ndevice = auto\n\n[audio]\ndevice = null\n", audio: false)
+    try dock.start()
+    _ = try dock.addAlarm(inSeconds: 3_600)
+    #expect(chmod(dock.configPath, 0o640) == 0 && chown(dock.configPath, getuid(), 4242) == 0)
+    // Backups already there under the name of every second this run may start in.
+    let format = DateFormatter()
+    format.timeZone = TimeZone(identifier: "UTC")
+    format.dateFormat = "yyyy-MM-dd'T'HHmmss'Z'"
+    let earlier = (-1...20).map {
+      dock.configPath + ".before-setup-" + format.string(from: Date() + Double($0))
+    }
+    for path in earlier { try "earlier backup\n".write(toFile: path, atomically: false, encoding: .utf8) }
+
+    // The emulated reader holds a tag: pairing it unasked is what a script must never do.
+    let result = try run(
+      "puckctl",
+      ["--socket", dock.socketPath, "setup", "--root", board.root.path, "--config", dock.configPath, "--yes"])
+    #expect(result.stdout.contains("Pair it with: sudo puckctl pair"), "\(result.stdout)")
+    let status = try dock.status()
+    #expect(
+      status["pairedTag"] == nil || status["pairedTag"] is NSNull, "setup --yes paired a tag: \(status)")
+
+    var info = stat()
+    #expect(stat(dock.configPath, &info) == 0)
+    #expect(
+      info.st_mode & 0o7777 == 0o640 && info.st_gid == 4242, "mode \(info.st_mode), group \(info.st_gid)")
+    for path in earlier {
+      #expect(try String(contentsOfFile: path, encoding: .utf8) == "earlier backup\n", "\(path) was replaced")
+    }
+    let backups = try FileManager.default.contentsOfDirectory(atPath: dock.directory.path).filter {
+      $0.contains(".before-setup-") && $0.hasSuffix("Z-2")
+    }
+    #expect(backups.count == 1, "one new backup, numbered: \(backups); \(result.stdout)")
+    if let backup = backups.first {
+      let path = dock.directory.appendingPathComponent(backup).path
+      #expect(try String(contentsOfFile: path, encoding: .utf8).contains("device = auto"))
+      #expect(stat(path, &info) == 0 && info.st_mode & 0o7777 == 0o640 && info.st_gid == 4242)
+    }
+  }
+
+  @Test(
     "a configured sound device that does not open is replaced by one that does, written beside the reader")
   func soundThatDoesNotOpenIsReplaced() throws {
     let board = try Board(model: "Raspberry Pi 4 Model B Rev 1.4")
