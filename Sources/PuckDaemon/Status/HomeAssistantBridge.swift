@@ -139,10 +139,25 @@ final class HomeAssistantBridge {
     write(heldBack == 0 ? "" : " (and \(heldBack) more since the last report)")
   }
 
-  /// The readers changed (one enrolled or removed): their tag scanners with them.
+  /// The readers changed (one enrolled or removed): their tag scanners with them, over the
+  /// connection there is (a reconnect would show the dock unavailable for a moment, and the
+  /// new scanner only once the broker took the new session). A removed reader's scanner is
+  /// deleted from Home Assistant with an empty retained config. Disconnected, the announce on
+  /// the next connection publishes the new set.
   func readersChanged(_ names: [String]) {
-    guard connection != nil, names != readers else { return }
-    start(readers: names)
+    guard let connection, let old = discovery, names != readers else { return }
+    let made = HomeAssistantDiscovery(
+      dock: old.dock, prefix: old.prefix, readers: names, version: old.version)
+    discovery = made
+    readers = names
+    let before = Dictionary(old.messages.map { ($0.topic, $0.payload) }) { first, _ in first }
+    let after = Set(made.messages.map(\.topic))
+    for topic in before.keys.sorted() where !after.contains(topic) {
+      connection.publish(topic, [], retain: true)
+    }
+    for message in made.messages where before[message.topic] != message.payload {
+      connection.publish(message.topic, message.payload, retain: true)
+    }
   }
 
   /// Takes the state Home Assistant shows from a status, the next alarm and the open wake-ups,

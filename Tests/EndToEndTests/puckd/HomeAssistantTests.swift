@@ -50,7 +50,13 @@ struct HomeAssistantTests {
     // A remote reader becomes a tag scanner of its own (its node is not running: the scanner
     // config is there all the same).
     #expect(try dock.ctl("reader", "add", "kitchen").status == 0)
-    let configs = try Self.listen(broker, "homeassistant/#", count: 11)
+    // Retained, so each look gets every config published so far; the kitchen's comes once the
+    // loop has taken the new reader.
+    var configs: [(topic: String, payload: String)] = []
+    try waitUntil(timeout: 30, "eleven discovery configs, the kitchen's scanner among them") {
+      configs = try Self.listen(broker, "homeassistant/#", count: 11)
+      return configs.count == 11
+    }
     let topics = Set(configs.map(\.topic))
     for entity in [
       "sensor/puckalarm_bedroom/next_alarm", "sensor/puckalarm_bedroom/pre_alarm",
@@ -123,6 +129,15 @@ struct HomeAssistantTests {
     }
     let lastWakeUp = try Self.listen(broker, "puckalarm/dock/bedroom/last_wake_up", count: 1)
     #expect(lastWakeUp.last?.payload.contains("T") == true, "the time on its own topic: \(lastWakeUp)")
+
+    // A reader removed takes its scanner out of Home Assistant: its retained config is cleared
+    // (before, the bridge reconnected and left the old one on the broker for good).
+    #expect(try dock.ctl("reader", "rm", "kitchen").status == 0)
+    try waitUntil(timeout: 20, "the kitchen's scanner is gone from the broker") {
+      try Self.listen(broker, "homeassistant/tag/puckalarm_bedroom_kitchen/config", count: 1).isEmpty
+    }
+    #expect(
+      try Self.listen(broker, "puckalarm/dock/bedroom/availability", count: 1).last?.payload == "online")
   }
 
   /// Wake-up lights (issue 22, docs/DESIGN.md M10): the pre-alarm event with the alarm's time
