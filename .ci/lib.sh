@@ -9,9 +9,11 @@ step_started=$started
 # Stops the script: the check failed.
 fail() { echo "$ci_name: FAIL: $*" >&2; exit 1; }
 
-# Stops the script without failing: the machine cannot run the check (said on stderr).
+# Stops the script without failing: the machine cannot run the check (said on stderr, and added
+# to $PUCK_CI_SKIPS when set, the list .ci/run prints at its end).
 skip() {
   echo "$ci_name: SKIPPED: $*" >&2
+  [ -z "${PUCK_CI_SKIPS:-}" ] || echo "$ci_name: $*" >> "$PUCK_CI_SKIPS"
   [ "${ci_strict:-0}" = 1 ] && exit 77
   exit 0
 }
