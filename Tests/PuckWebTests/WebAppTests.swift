@@ -291,8 +291,14 @@ import Testing
     #expect(text.contains("45</span> wake-ups in a row"))
     #expect(text.contains("<svg class=\"chart\"") && text.contains("<title id=\"chart-"))
     #expect(text.contains("woke with the puck, 7 min 00 s after the first ring; 1 bypass"))
-    #expect(
-      text.components(after: "<ul class=\"plain\" aria-label=\"Wake-ups\">").map { $0.prefix(2000) } != nil)
+    // Newest first: the list's entries are the 20 latest, each a day before the one above it.
+    let list = try #require(text.components(after: "<ul class=\"plain\" aria-label=\"Wake-ups\">"))
+    let shown = list.split(separator: "<li><strong>", omittingEmptySubsequences: false).dropFirst().map {
+      $0.prefix { $0 != "<" }
+    }
+    let time = TimeText(zone: try ZoneRules(posixTZ: "CET-1CEST,M3.5.0,M10.5.0/3"), now: rig.now.wall)
+    let newest = rig.dock.history.reversed().prefix(20).map { Substring(time.local($0.closedAt)) }
+    #expect(shown.count == 20 && Array(shown) == newest, "\(shown) vs \(newest)")
     #expect(text.contains("href=\"/history?before=25\""), "the cursor of the page before")
     let older = rig.get("/history", cookie: cookie, query: ["before": "25"]).bodyText
     #expect(older.contains("href=\"/history?before=5\"") && !older.contains("<svg"))
