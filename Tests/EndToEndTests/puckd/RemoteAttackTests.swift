@@ -27,6 +27,37 @@ struct RemoteAttackTests {
     #expect(availability.last?.payload == "online", "the Home Assistant bridge connected too")
   }
 
+  @Test(
+    "a broker whose name does not resolve when puckd starts is tried again until it does (issue 22 item 2)")
+  func unresolvableBrokerIsRetried() throws {
+    let broker = try Broker()
+    // A name of its own under .invalid, which no DNS answers: only the line this test adds to
+    // /etc/hosts makes it resolve (glibc reads the file at each lookup).
+    let name = "puck-broker-\(UUID().uuidString.prefix(8).lowercased()).invalid"
+    let dock = try DaemonHarness(
+      simulate: true,
+      config:
+        "[mqtt]\nhost = \(name)\nport = \(broker.port)\ndock_name = bedroom\n[homeassistant]\nenabled = yes\n",
+      audio: false)
+    try dock.start()
+    try waitUntil(timeout: 10, "the Home Assistant bridge has found no broker") {
+      dock.log.contains("Home Assistant: broker \(name):\(broker.port)")
+    }
+    let hosts = try String(contentsOfFile: "/etc/hosts", encoding: .utf8)
+    let withName = hosts + (hosts.hasSuffix("\n") ? "" : "\n") + "127.0.0.1 \(name)\n"
+    try withName.write(toFile: "/etc/hosts", atomically: false, encoding: .utf8)
+    defer {
+      let now = (try? String(contentsOfFile: "/etc/hosts", encoding: .utf8)) ?? hosts
+      try? now.replacing("127.0.0.1 \(name)\n", with: "").write(
+        toFile: "/etc/hosts", atomically: false, encoding: .utf8)
+    }
+    // The backoff is at most 30 s between tries; the wait allows for one full step.
+    try waitUntil(timeout: 40, "the bridge connects once the name resolves") {
+      try HomeAssistantTests.listen(broker, "puckalarm/dock/bedroom/availability", count: 1).last?.payload
+        == "online"
+    }
+  }
+
   @Test("one oversized message on the dock's and the node's topics is dropped unread (issue 22 item 4)")
   func oversizedMessageIsDroppedUnread() throws {
     let rig = try KitchenRig()
