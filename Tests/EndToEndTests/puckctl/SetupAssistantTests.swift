@@ -223,15 +223,15 @@ struct SetupAssistantTests {
   }
 
   @Test(
-    "asked as a person is asked, in a terminal: the tag shown masked, the tone heard, the write confirmed, the check shown"
-  )
-  func interactiveInATerminal() throws {
+    "asked as a person is asked, in a terminal: the tag shown masked, the tone heard, the write confirmed, the check shown; with no puck, pairing offered and done",
+    arguments: [true, false])
+  func interactiveInATerminal(paired: Bool) throws {
     let board = try Board(model: "Raspberry Pi 4 Model B Rev 1.4")
     defer { board.remove() }
     // The daemon plays into a null sink of its own; the assistant, asked about `pulse`, into it too.
     let dock = try DaemonHarness(
       simulate: false, config: "# my dock\n[reader]\n# Which reader.\ndevice = auto\n")
-    try dock.writePairing(Self.paired)
+    if paired { try dock.writePairing(Self.paired) }
     try dock.start()
     _ = try dock.addAlarm(inSeconds: 3_600)
     let sink = try #require(dock.audio)
@@ -257,7 +257,21 @@ struct SetupAssistantTests {
     }
     #expect(try pane.screen().contains("[reader] device = pn532_uart:"))
     try pane.send("y", "Enter")
+    if !paired {
+      try waitUntil(timeout: 60, "the offer to pair") { try pane.screen().contains("Pair one now? [Y/n]") }
+      try pane.send("y", "Enter")
+      // puckd's reader now: the tag is taken away and laid down again, as a person pairing does.
+      try waitUntil(timeout: 10, "pairing waits") { dock.log.contains("pairing: waiting") }
+      board.emulator.remove()
+      usleep(500_000)
+      _ = board.emulator.present(uid: [0x04, 0xA2, 0x3B, 0x11, 0x22, 0x33, 0x44])
+    }
     try waitUntil(timeout: 60, "the check after the reload") { try pane.screen().contains("EXIT=") }
+    if !paired {
+      let status = try dock.status()
+      let screen = try pane.screen()
+      #expect(status["pairedTag"] as? String == "…:33:44", "paired from the assistant: \(screen)")
+    }
     let screen = try pane.screen()
     #expect(screen.contains("pre-flight check ") && screen.contains("reader: ok"), "\(screen)")
     #expect(screen.contains("audio: ok"), "\(screen)")
