@@ -320,6 +320,29 @@ def readable(driver, mode, page):
            f"{mode}: {page}: {found['judged']} texts meet WCAG AA contrast {found['low'][:4]}")
 
 
+def glance(driver, dock, javascript, scheme):
+    """The two pairings the journeys leave out (JavaScript on in light, off in dark): logged in,
+    each page is in its scheme, readable at WCAG AA, no wider than the phone, and the live status
+    script runs exactly when JavaScript is on."""
+    mode = f"JavaScript {'on' if javascript else 'off'}, {scheme}"
+    print(f"== a glance ({mode})", flush=True)
+    load(driver, dock.origin + "/")
+    log_in(driver, dock)
+    for page in ("/", "/alarms", "/pause", "/history"):
+        load(driver, dock.origin + page)
+        background = driver.find_element(By.TAG_NAME, "body").value_of_css_property("background-color")
+        dark = background in ("rgba(16, 18, 20, 1)", "rgb(16, 18, 20)")
+        expect(dark == (scheme == "dark"), f"{mode}: {page} is {scheme} ({background})")
+        width = driver.execute_cdp_cmd("Runtime.evaluate", {"expression": "document.documentElement.scrollWidth",
+                                                             "returnByValue": True})["result"]["value"]
+        expect(width <= PHONE["width"], f"{mode}: {page}: nothing wider than the phone ({width} px)")
+        readable(driver, mode, page)
+    load(driver, dock.origin + "/")
+    live = driver.find_element(By.TAG_NAME, "html").get_attribute("data-live")
+    expect((live == "on") == javascript, f"{mode}: the live status script {'runs' if javascript else 'does not run'}")
+    navigate(driver, driver.find_element(By.XPATH, "//button[text()='Log out']"))
+
+
 def journey(driver, dock, label, javascript, scheme, shots):
     mode = f"JavaScript {'on' if javascript else 'off'}, {scheme}"
     print(f"== the journey ({mode})", flush=True)
@@ -680,6 +703,10 @@ def main():
         quiet = browser(javascript=False, scheme="light")
         drivers.append(quiet)
         journey(quiet, dock, "Work", javascript=False, scheme="light", shots=shots)
+        for javascript, scheme in ((True, "light"), (False, "dark")):
+            other = browser(javascript=javascript, scheme=scheme)
+            drivers.append(other)
+            glance(other, dock, javascript, scheme)
         urls = requested_urls(driver) + requested_urls(quiet)
         outside = [u for u in urls if not u.startswith(dock.origin + "/")]
         expect(urls and not outside, f"{len(urls)} requests, none outside {dock.origin} {outside[:3]}")
