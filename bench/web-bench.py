@@ -123,9 +123,18 @@ def main():
             fields = open(f"/proc/{web.pid}/stat").read().rsplit(")", 1)[1].split()
             return int(fields[11]) + int(fields[12])
 
-        before = ticks()
+        def switches():
+            # Summed over every thread: /proc/PID/status shows only the main one's.
+            total = 0
+            for task in os.listdir(f"/proc/{web.pid}/task"):
+                for line in open(f"/proc/{web.pid}/task/{task}/status"):
+                    if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                        total += int(line.split()[1])
+            return total
+
+        before, woken = ticks(), switches()
         time.sleep(IDLE_SECONDS)
-        idle_ticks = ticks() - before
+        idle_ticks, idle_switches = ticks() - before, switches() - woken
         rss = next(int(line.split()[1]) for line in open(f"/proc/{web.pid}/status") if line.startswith("VmRSS:"))
     finally:
         for process in reversed(processes):
@@ -140,7 +149,8 @@ def main():
     for page, p50, p95, worst, html, weight in rows:
         print(f"| `{page}` | {p50:.2f} | {p95:.2f} | {worst:.2f} | {html} | {weight} |")
     print()
-    print(f"idle: {idle_ticks} CPU ticks in {IDLE_SECONDS} s (target 0); VmRSS {rss} KiB (target < 16384)")
+    print(f"idle: {idle_ticks} CPU ticks and {idle_switches} context switches (wake-ups, every thread) in "
+          f"{IDLE_SECONDS} s (target 0); VmRSS {rss} KiB (target < 16384)")
 
 
 if __name__ == "__main__":
