@@ -100,12 +100,13 @@ struct SetupCommand {
 
     // What to write: a reader found by probing (puckd's own, answering already, is left as it
     // is), the sound device heard and the wired parts confirmed. With no reader on the board
-    // and a node in its place, `device = none`: a local reader the config still looks for
-    // would be a reader that cannot be reached, and the dock never protected.
+    // and a node in its place, `device = auto` becomes `none`: a local reader the config still
+    // looks for would be a reader that cannot be reached, and the dock never protected. A
+    // reader the builder named is kept: it may only be failing now (puckd holds it).
     var changes: [Change] = []
     if let reader, probe != nil && configured != .connstring(reader) {
       changes.append(("reader", "device", reader))
-    } else if reader == nil, configured != ReaderDevice.none {
+    } else if reader == nil, configured == nil || configured == .auto {
       changes.append(("reader", "device", ReaderDevice.none.description))
     }
     let sound = chooseSound(configured: config.audio.device)

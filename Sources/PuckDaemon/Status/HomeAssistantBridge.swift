@@ -30,6 +30,9 @@ final class HomeAssistantBridge {
   /// The timestamps last published on their own topics, by key.
   private var publishedTimestamps: [String: String] = [:]
   private var readers: [String] = []
+  /// Configs of removed readers' scanners still to be deleted (an empty retained message), for
+  /// when the broker could not be told at once; sent at the next announce.
+  private var deletions: Set<String> = []
   /// Which bypass commands are presses (retained and repeated ones are not).
   private var presses = NetworkPressFilter<MonotonicInstant>()
   /// What the log and Home Assistant hear of ignored and refused presses: a flood writes a
@@ -100,6 +103,9 @@ final class HomeAssistantBridge {
     case .announce:
       guard let connection, let discovery else { return }
       connection.publish(discovery.availabilityTopic, Array("online".utf8), retain: true)
+      for topic in deletions.sorted() where connection.publish(topic, [], retain: true) {
+        deletions.remove(topic)
+      }
       for message in discovery.messages { connection.publish(message.topic, message.payload, retain: true) }
       published = nil
       publishedTimestamps = [:]
@@ -143,7 +149,7 @@ final class HomeAssistantBridge {
   /// connection there is (a reconnect would show the dock unavailable for a moment, and the
   /// new scanner only once the broker took the new session). A removed reader's scanner is
   /// deleted from Home Assistant with an empty retained config. Disconnected, the announce on
-  /// the next connection publishes the new set.
+  /// the next connection publishes the new set and the deletions it could not send.
   func readersChanged(_ names: [String]) {
     guard let connection, let old = discovery, names != readers else { return }
     let made = HomeAssistantDiscovery(
@@ -152,8 +158,9 @@ final class HomeAssistantBridge {
     readers = names
     let before = Dictionary(old.messages.map { ($0.topic, $0.payload) }) { first, _ in first }
     let after = Set(made.messages.map(\.topic))
+    deletions.subtract(after)
     for topic in before.keys.sorted() where !after.contains(topic) {
-      connection.publish(topic, [], retain: true)
+      if !connection.publish(topic, [], retain: true) { deletions.insert(topic) }
     }
     for message in made.messages where before[message.topic] != message.payload {
       connection.publish(message.topic, message.payload, retain: true)

@@ -26,6 +26,9 @@ final class RequestDeadlines: Sendable {
   private struct Table: Sendable {
     var watched: [UInt: Watched] = [:]
     var stopping = false
+
+    /// Nothing is due: the sweeper sleeps until it is signalled.
+    var isIdle: Bool { !watched.values.contains { $0.due != nil } }
   }
 
   /// How long a request may take to arrive.
@@ -33,8 +36,9 @@ final class RequestDeadlines: Sendable {
   private let log: @Sendable (String) -> Void
   private let table = Mutex(Table())
   private let thread = Mutex<pthread_t?>(nil)
-  /// Wakes the sweeper when a deadline is set (it may be earlier than the one it sleeps to) or
-  /// when it is stopped.
+  /// Wakes the sweeper when a deadline is set while none was (it sleeps with no timeout then;
+  /// with one set, a new one is never earlier, as every deadline is `allowed` from its start),
+  /// and when it is stopped.
   private let wakeup = Wakeup.bestEffort()
   /// How many times the sweeper has woken (for the tests: an idle server does not wake).
   private let wakes = Atomic<Int>(0)
@@ -78,8 +82,11 @@ final class RequestDeadlines: Sendable {
   /// A connection opened on `socket`: its first request is due within `allowed`.
   func opened(_ connection: OpaquePointer, socket: Int32, client: String) {
     let due = MonotonicInstant.now() + allowed
-    table.withLock { $0.watched[Self.key(connection)] = Watched(socket: socket, client: client, due: due) }
-    wakeup.signal()
+    let wasIdle = table.withLock { table in
+      defer { table.watched[Self.key(connection)] = Watched(socket: socket, client: client, due: due) }
+      return table.isIdle
+    }
+    if wasIdle { wakeup.signal() }
   }
 
   /// The connection's request is in whole: nothing is due until it is answered.
@@ -90,8 +97,11 @@ final class RequestDeadlines: Sendable {
   /// The connection's answer went out: its next request is due within `allowed`.
   func answered(_ connection: OpaquePointer) {
     let due = MonotonicInstant.now() + allowed
-    table.withLock { $0.watched[Self.key(connection)]?.due = due }
-    wakeup.signal()
+    let wasIdle = table.withLock { table in
+      defer { table.watched[Self.key(connection)]?.due = due }
+      return table.isIdle
+    }
+    if wasIdle { wakeup.signal() }
   }
 
   /// The connection is closing (before its socket is).

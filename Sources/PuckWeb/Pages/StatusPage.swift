@@ -29,8 +29,10 @@ public enum StatusPage {
           """
       }
       return """
-        <section aria-labelledby="verdict"><p class="verdict warn" id="verdict">Protected, with a warning</p>
-        <p class="muted">An alarm is set, and only a scan of your puck ends it, but part of the dock failed:</p>
+        <section aria-labelledby="verdict">
+        <p class="verdict warn" id="verdict">Protected, with a warning</p>
+        <p class="muted">An alarm is set, and only a scan of your puck ends it, \
+        but part of the dock failed:</p>
         <ul>\(warnings)</ul></section>
         """
     }
