@@ -328,19 +328,26 @@ def glance(driver, dock, javascript, scheme):
     print(f"== a glance ({mode})", flush=True)
     load(driver, dock.origin + "/")
     log_in(driver, dock)
-    for page in ("/", "/alarms", "/pause", "/history"):
+    for page in ("/alarms", "/pause", "/history", "/"):
         load(driver, dock.origin + page)
-        background = driver.find_element(By.TAG_NAME, "body").value_of_css_property("background-color")
-        dark = background in ("rgba(16, 18, 20, 1)", "rgb(16, 18, 20)")
-        expect(dark == (scheme == "dark"), f"{mode}: {page} is {scheme} ({background})")
-        width = driver.execute_cdp_cmd("Runtime.evaluate", {"expression": "document.documentElement.scrollWidth",
-                                                             "returnByValue": True})["result"]["value"]
-        expect(width <= PHONE["width"], f"{mode}: {page}: nothing wider than the phone ({width} px)")
-        readable(driver, mode, page)
-    load(driver, dock.origin + "/")
-    live = driver.find_element(By.TAG_NAME, "html").get_attribute("data-live")
-    expect((live == "on") == javascript, f"{mode}: the live status script {'runs' if javascript else 'does not run'}")
+        fits(driver, mode, page, scheme, javascript)
     navigate(driver, driver.find_element(By.XPATH, "//button[text()='Log out']"))
+
+
+def fits(driver, mode, page, scheme, javascript):
+    """The page is in its scheme, no wider than the phone and readable at WCAG AA; on the status
+    page, the live status script runs exactly when JavaScript is on."""
+    background = driver.find_element(By.TAG_NAME, "body").value_of_css_property("background-color")
+    dark = background in ("rgba(16, 18, 20, 1)", "rgb(16, 18, 20)")
+    expect(dark == (scheme == "dark"), f"{mode}: {page} is {scheme} ({background})")
+    width = driver.execute_cdp_cmd("Runtime.evaluate", {"expression": "document.documentElement.scrollWidth",
+                                                         "returnByValue": True})["result"]["value"]
+    expect(width <= PHONE["width"], f"{mode}: {page}: nothing wider than the phone ({width} px)")
+    if page == "/":
+        live = driver.find_element(By.TAG_NAME, "html").get_attribute("data-live")
+        expect((live == "on") == javascript,
+               f"{mode}: the live status script {'runs' if javascript else 'does not run'}")
+    readable(driver, mode, page)
 
 
 def journey(driver, dock, label, javascript, scheme, shots):
@@ -356,15 +363,7 @@ def journey(driver, dock, label, javascript, scheme, shots):
     heading = driver.find_element(By.TAG_NAME, "h1").text
     verdict = driver.find_element(By.ID, "verdict").text
     expect(heading == "Status" and verdict == "Not protected", f"{mode}: status says not protected (simulated)")
-    background = driver.find_element(By.TAG_NAME, "body").value_of_css_property("background-color")
-    dark = background in ("rgba(16, 18, 20, 1)", "rgb(16, 18, 20)")
-    expect(dark == (scheme == "dark"), f"{mode}: the page is {scheme} ({background})")
-    size = driver.execute_cdp_cmd("Runtime.evaluate", {"expression": "document.documentElement.scrollWidth",
-                                                        "returnByValue": True})["result"]["value"]
-    expect(size <= PHONE["width"], f"{mode}: nothing wider than the phone ({size} px)")
-    live = driver.find_element(By.TAG_NAME, "html").get_attribute("data-live")
-    expect((live == "on") == javascript, f"{mode}: the live status script {'runs' if javascript else 'does not run'}")
-    readable(driver, mode, "status")
+    fits(driver, mode, "/", scheme, javascript)
     if shots:
         driver.save_screenshot(os.path.join(shots, f"status-{scheme}.png"))
 
