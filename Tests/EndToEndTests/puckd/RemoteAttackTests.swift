@@ -276,14 +276,23 @@ struct RemoteAttackTests {
   }
 
   @Test(
-    "a broker password file that is missing or open to others is refused loudly, on the dock and the node (issue 22 item 7)"
+    "a broker password file that is missing, open to others or another user's is refused loudly, on the dock and the node (issue 22 item 7)"
   )
   func passwordFileIsChecked() throws {
     let broker = try Broker()
     let loose = broker.directory.appendingPathComponent("loose.password").path
     _ = FileManager.default.createFile(
       atPath: loose, contents: Data("secret\n".utf8), attributes: [.posixPermissions: 0o644])
-    for (file, why) in [(loose, "0644"), ("/nonexistent/mqtt.password", "does not exist")] {
+    var cases = [(loose, "0644"), ("/nonexistent/mqtt.password", "does not exist")]
+    // Private but another user's (as root, where a file can be given away): not trusted either.
+    if geteuid() == 0 {
+      let foreign = broker.directory.appendingPathComponent("foreign.password").path
+      _ = FileManager.default.createFile(
+        atPath: foreign, contents: Data("secret\n".utf8), attributes: [.posixPermissions: 0o600])
+      #expect(chown(foreign, 65534, 65534) == 0)
+      cases.append((foreign, "owned by nobody"))
+    }
+    for (file, why) in cases {
       let dock = try DaemonHarness(
         simulate: true,
         config: "[mqtt]\nport = \(broker.port)\nusername = bedroom\npassword_file = \(file)\n", audio: false)
