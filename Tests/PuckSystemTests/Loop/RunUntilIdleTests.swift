@@ -22,6 +22,21 @@ struct RunUntilIdleTests {
     #expect(received == [1, 2, 3, 4, 5])
   }
 
+  /// Issue 22 item 4: a flood from the network faster than the loop cannot grow the queue
+  /// without bound; what was refused is never delivered, and once the loop has drained it the
+  /// inbox takes messages again.
+  @Test func aBoundedPostRefusesPastItsLimitUntilTheLoopDrains() throws {
+    let loop = try EventLoop<Int>(time: SystemTimeSource())
+    var received: [Int] = []
+    loop.onMessage = { received.append($0) }
+    let queued = (0..<1_000).filter { loop.inbox.post($0, ifFewerThan: 256) }
+    #expect(queued == Array(0..<256))
+    loop.inbox.post(-1)  // an unbounded post (the loop's own) still queues
+    try loop.runUntilIdle()
+    #expect(received == Array(0..<256) + [-1])
+    #expect(loop.inbox.post(7, ifFewerThan: 256), "drained, it takes messages again")
+  }
+
   @Test func aHandlerArmingADueTimerFiresInTheSameRun() throws {
     let clock = ManualClock()
     let loop = try EventLoop<Int>(time: clock)
