@@ -226,13 +226,22 @@ def tap(driver, element):
 
 def load(driver, url):
     """Opens `url` and waits for it to load."""
-    page = driver.find_element(By.TAG_NAME, "html")
+    try:
+        page = driver.find_element(By.TAG_NAME, "html")
+    except WebDriverException:
+        # A browser just started (its scripts off, nothing waited for) may have no first blank
+        # document yet: then the new one is known by its address.
+        page = None
     driver.get(url)
+    if page is None:
+        origin = url.split("/", 3)[:3]
+        WebDriverWait(driver, 20).until(lambda d: d.current_url.split("/", 3)[:3] == origin)
     loaded(driver, page)
 
 
 def loaded(driver, page):
-    """Waits until `page` (the old document's root) is gone and the new document has loaded."""
+    """Waits until `page` (the old document's root, if any) is gone and the new document has
+    loaded."""
     def gone(_):
         # The old root no longer answers: stale, or (a race in ChromeDriver) "does not belong
         # to the document".
@@ -242,7 +251,8 @@ def loaded(driver, page):
         except WebDriverException:
             return True
 
-    WebDriverWait(driver, 20).until(gone)
+    if page is not None:
+        WebDriverWait(driver, 20).until(gone)
     WebDriverWait(driver, 20).until(
         lambda d: d.execute_cdp_cmd("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True})
         ["result"]["value"] == "complete")
