@@ -164,7 +164,7 @@ struct SetupAssistantTests {
     let format = DateFormatter()
     format.timeZone = TimeZone(identifier: "UTC")
     format.dateFormat = "yyyy-MM-dd'T'HHmmss'Z'"
-    let earlier = (-1...20).map {
+    let earlier = (-1...90).map {
       dock.configPath + ".before-setup-" + format.string(from: Date() + Double($0))
     }
     for path in earlier { try "earlier backup\n".write(toFile: path, atomically: false, encoding: .utf8) }
