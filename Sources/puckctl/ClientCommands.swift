@@ -33,7 +33,7 @@ struct ClientCommands {
       let text = StatusText(zone: zone, now: now)
       switch request.name {
       case .status: reply.status.map { print(text.render($0)) }
-      case .check: reply.check.map(printCheck)
+      case .check: reply.check.map { Self.checkLines($0).forEach { print($0) } }
       case .pucks: printPucks(reply.pucks ?? [], text)
       case .alarmList: printAlarms(reply, text)
       case .history: printHistory(reply, request, text)
@@ -64,13 +64,14 @@ struct ClientCommands {
   }
 
   /// The pre-flight check's report: the verdict, one line per part, and under a failed part
-  /// what to do next.
-  private func printCheck(_ report: PreflightReport) {
-    print(report.verdict)
+  /// what to do next (`puckctl check`, and the end of `puckctl setup`).
+  static func checkLines(_ report: PreflightReport) -> [String] {
+    var lines = [report.verdict]
     for part in report.parts {
-      print("  \(part.line)")
-      if let next = part.next { print("      next: \(next)") }
+      lines.append("  \(part.line)")
+      if let next = part.next { lines.append("      next: \(next)") }
     }
+    return lines
   }
 
   /// Forgets a puck; the last one, while an enabled alarm needs one, only after the word

@@ -142,11 +142,9 @@ struct SetupCommand {
     }
     let check = try client.send(ControlRequest(.check)).check
     report.check = check
-    say(check?.verdict ?? "pre-flight check: no answer from puckd")
-    for part in check?.parts ?? [] {
-      say("  \(part.line)")
-      if let next = part.next { say("      next: \(next)") }
-    }
+    say(
+      check.map { ClientCommands.checkLines($0).joined(separator: "\n") }
+        ?? "pre-flight check: no answer from puckd")
     if let after = try? client.send(ControlRequest(.status)).status {
       report.protected = after.protected
       report.reasons = after.reasonLines
@@ -268,11 +266,12 @@ struct SetupCommand {
       let (date, seconds) = now.utcDateAndTime
       let stamp = "\(date)T\(WallTime.clockText(secondsOfDay: seconds))Z".replacing(":", with: "")
       // Two runs in one second: the second backup gets a number, never the first's name.
-      var name = path + ".before-setup-" + stamp
+      let base = path + ".before-setup-" + stamp
+      var name = base
       var number = 1
       while access(name, F_OK) == 0 {
         number += 1
-        name = path + ".before-setup-" + stamp + "-\(number)"
+        name = base + "-\(number)"
       }
       try DurableFile.create(Array(before.utf8), at: name, mode: mode, group: group)
       backup = name

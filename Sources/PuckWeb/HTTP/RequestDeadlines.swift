@@ -82,11 +82,7 @@ final class RequestDeadlines: Sendable {
   /// A connection opened on `socket`: its first request is due within `allowed`.
   func opened(_ connection: OpaquePointer, socket: Int32, client: String) {
     let due = MonotonicInstant.now() + allowed
-    let wasIdle = table.withLock { table in
-      defer { table.watched[Self.key(connection)] = Watched(socket: socket, client: client, due: due) }
-      return table.isIdle
-    }
-    if wasIdle { wakeup.signal() }
+    setDeadline { $0.watched[Self.key(connection)] = Watched(socket: socket, client: client, due: due) }
   }
 
   /// The connection's request is in whole: nothing is due until it is answered.
@@ -97,8 +93,14 @@ final class RequestDeadlines: Sendable {
   /// The connection's answer went out: its next request is due within `allowed`.
   func answered(_ connection: OpaquePointer) {
     let due = MonotonicInstant.now() + allowed
+    setDeadline { $0.watched[Self.key(connection)]?.due = due }
+  }
+
+  /// Sets a deadline through `change`, and wakes the sweeper if nothing was due before (it is
+  /// then asleep with no timeout).
+  private func setDeadline(_ change: (inout Table) -> Void) {
     let wasIdle = table.withLock { table in
-      defer { table.watched[Self.key(connection)]?.due = due }
+      defer { change(&table) }
       return table.isIdle
     }
     if wasIdle { wakeup.signal() }
