@@ -260,10 +260,14 @@ struct SetupAssistantTests {
     if !paired {
       try waitUntil(timeout: 60, "the offer to pair") { try pane.screen().contains("Pair one now? [Y/n]") }
       try pane.send("y", "Enter")
-      // puckd's reader now: the tag is taken away and laid down again, as a person pairing does.
-      try waitUntil(timeout: 10, "pairing waits") { dock.log.contains("pairing: waiting") }
+      // puckd's reader now: the tag is taken away and laid down again, as a person pairing does,
+      // each step once the dock has said it saw the one before (a sanitizer build polls slowly).
+      try waitUntil(timeout: 30, "the first read") { try pane.screen().contains("lift it and present") }
+      let removals = dock.log.components(separatedBy: "reader: tag removed").count
       board.emulator.remove()
-      usleep(500_000)
+      try waitUntil(timeout: 30, "the lift seen") {
+        dock.log.components(separatedBy: "reader: tag removed").count > removals
+      }
       _ = board.emulator.present(uid: [0x04, 0xA2, 0x3B, 0x11, 0x22, 0x33, 0x44])
     }
     try waitUntil(timeout: 60, "the check after the reload") { try pane.screen().contains("EXIT=") }
