@@ -225,6 +225,13 @@ struct RemoteAttackTests {
     let genuine = rig.signed(.arrived, boot: "feedfacefeedface", seq: 1)
     try rig.broker.publish(topic, genuine)
     try waitUntil(timeout: 5, "the genuine scan ends the wake-up") { try rig.dock.guards().isEmpty }
+    // The same bytes at once, as the client library resends after a reconnect: a redelivery,
+    // logged as routine (info), never as a refusal (issue 22's rough edges).
+    try rig.broker.publish(topic, genuine)
+    try waitUntil(timeout: 5, "the redelivery is noted") { rig.dock.log.contains("came again") }
+    let redelivered = rig.dock.log.split(separator: "\n").filter { $0.contains("came again") }
+    #expect(redelivered.allSatisfy { $0.hasPrefix("<6>reader kitchen: message 1 ") }, "\(redelivered)")
+    #expect(!rig.dock.log.contains("refused a message"), "a redelivery reads like an attack")
     // The same bytes after a restart, within the freshness window.
     rig.dock.stop()
     try rig.dock.start()
@@ -250,6 +257,11 @@ struct RemoteAttackTests {
         || rig.dock.log.components(separatedBy: "already taken").count > refused
     }
     #expect(try rig.dock.isRinging(), "the replayed scan did not end the wake-up")
+    // A replay is a refusal, logged as a warning.
+    let replays = rig.dock.log.split(separator: "\n").filter { $0.contains("already taken") }
+    #expect(
+      !replays.isEmpty && replays.allSatisfy { $0.hasPrefix("<4>reader kitchen: refused a message: ") },
+      "\(replays)")
   }
 
   @Test(
