@@ -142,7 +142,7 @@ public final class PN532Emulator: Sendable {
       let shared = self.shared
       let fieldChanged = self.fieldChanged
       let baudRate = timing.baudRate
-      try EmulatorThread.start { Self.run(pty, shared, fieldChanged, baudRate: baudRate) }
+      try SystemThread.detach { Self.run(pty, shared, fieldChanged, baudRate: baudRate) }
     } catch {
       pty.close()
       if let linkPath { unlink(linkPath) }

@@ -47,7 +47,7 @@ public struct DaemonEnvironment: Sendable {
   public var makeAudio: AudioMaker
   public var offLoop: OffLoop = { work in
     // No thread to be had: run it here rather than never answer.
-    if DetachedThread.start(work) != 0 { work() }
+    do { try SystemThread.detach(work) } catch { work() }
   }
   /// The tz database and the system zone's link (`/etc/localtime`), whose directory is
   /// watched for a zone change.

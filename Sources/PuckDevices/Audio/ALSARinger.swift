@@ -1,3 +1,4 @@
+import PuckSystem
 import Synchronization
 
 /// The dock's speaker on an ALSA PCM: each ring plays on its own dedicated thread, loops the
@@ -93,15 +94,16 @@ public final class ALSARinger: AudioOutput {
         self?.record(event, from: session)
         onEvent(event)
       })
-    let result = DetachedThread.start { playback.run(after: previous) }
-    if result != 0 {
+    do throws(SystemError) {
+      try SystemThread.detach { playback.run(after: previous) }
+    } catch {
       state.withLock { state in
         if state.current === session { state.current = nil }
       }
       session.markExited()
       fail(
         AudioFault(
-          device: device.name, error: ALSAError(code: -result, function: "pthread_create"), attempt: 1,
+          device: device.name, error: ALSAError(code: -error.code, function: error.call), attempt: 1,
           retryIn: .zero))
     }
   }

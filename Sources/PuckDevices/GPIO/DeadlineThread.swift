@@ -29,14 +29,15 @@ final class DeadlineThread: Sendable {
   /// for `wake()`.
   func start(_ step: @escaping @Sendable () -> MonotonicInstant?) throws(GPIOError) {
     guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    let result = DetachedThread.start { [self] in
-      while !self.stopFlag.load(ordering: .acquiring) {
-        self.wait(until: step())
+    do throws(SystemError) {
+      try SystemThread.detach { [self] in
+        while !self.stopFlag.load(ordering: .acquiring) {
+          self.wait(until: step())
+        }
+        self.exited.store(true, ordering: .releasing)
       }
-      self.exited.store(true, ordering: .releasing)
-    }
-    guard result == 0 else {
-      throw GPIOError(function: "pthread_create", code: result, action: "cannot start the GPIO timing thread")
+    } catch {
+      throw GPIOError(function: error.call, code: error.code, action: "cannot start the GPIO timing thread")
     }
   }
 

@@ -1,4 +1,5 @@
 import PuckCore
+import PuckSystem
 import Synchronization
 
 /// The dock button on a GPIO input (docs/DESIGN.md W3, V7): each debounced press is reported as
@@ -86,14 +87,15 @@ public final class DockButton: Sendable {
     let reader = ButtonReader.Start(
       settings: settings, timing: timing, openLine: openLine, onEvent: onEvent,
       report: { [weak self] status in self?.report(status) })
-    let result = DetachedThread.start {
-      reader.run(session: session)
-      session.markExited()
-    }
-    if result != 0 {
+    do throws(SystemError) {
+      try SystemThread.detach {
+        reader.run(session: session)
+        session.markExited()
+      }
+    } catch {
       state.withLock { $0.session = nil }
       report(
-        .fault(GPIOError(function: "pthread_create", code: result, action: "cannot start the button reader")))
+        .fault(GPIOError(function: error.call, code: error.code, action: "cannot start the button reader")))
     }
   }
 

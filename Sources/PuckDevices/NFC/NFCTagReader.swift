@@ -92,15 +92,16 @@ public final class NFCTagReader: TagReader {
     let configuration = self.configuration
     let control = self.control
     let previousControl = (previous as? NFCTagReader)?.control
-    let status = DetachedThread.start {
-      if let previousControl { _ = previousControl.waitUntilFinished(timeout: Self.stopLimit) }
-      var loop = ReaderPollLoop(configuration: configuration, control: control)
-      loop.run()
-    }
-    if status != 0 {
+    do throws(SystemError) {
+      try SystemThread.detach {
+        if let previousControl { _ = previousControl.waitUntilFinished(timeout: Self.stopLimit) }
+        var loop = ReaderPollLoop(configuration: configuration, control: control)
+        loop.run()
+      }
+    } catch {
       control.finish()
       control.report(
-        DeviceCondition(.fault, "cannot start the reader's thread: pthread_create error \(status)"),
+        DeviceCondition(.fault, "cannot start the reader's thread: pthread_create error \(error.code)"),
         force: true)
     }
   }

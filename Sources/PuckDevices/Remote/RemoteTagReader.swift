@@ -108,7 +108,7 @@ public final class RemoteTagReader: TagReader {
   }
 
   public func requestStop() {
-    _ = DetachedThread.start { [self] in self.stop() }
+    try? SystemThread.detach { [self] in self.stop() }
   }
 
   public func setEnabled(_ enabled: Bool) {

@@ -51,19 +51,7 @@ final class RequestDeadlines: Sendable {
   /// Starts the sweeping thread; false when it cannot be started (nor its eventfd made).
   func start() -> Bool {
     guard wakeup.fd >= 0 else { return false }
-    let body = Unmanaged.passRetained(SweepBody(self)).toOpaque()
-    var started = pthread_t()
-    let status = pthread_create(
-      &started, nil,
-      { raw in
-        guard let raw else { return nil }
-        Unmanaged<SweepBody>.fromOpaque(raw).takeRetainedValue().deadlines.sweepUntilStopped()
-        return nil
-      }, body)
-    guard status == 0 else {
-      Unmanaged<SweepBody>.fromOpaque(body).release()
-      return false
-    }
+    guard let started = try? SystemThread.start({ [self] in self.sweepUntilStopped() }) else { return false }
     thread.withLock { $0 = started }
     return true
   }
@@ -151,14 +139,5 @@ final class RequestDeadlines: Sendable {
 
   private static func key(_ connection: OpaquePointer) -> UInt {
     UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
-  }
-}
-
-/// What the sweeping thread runs: the deadlines it keeps, retained for the thread's life.
-private final class SweepBody: Sendable {
-  let deadlines: RequestDeadlines
-
-  init(_ deadlines: RequestDeadlines) {
-    self.deadlines = deadlines
   }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import PuckSystem
 import Synchronization
 
 /// The threads that answer requests, off libmicrohttpd's polling thread: a request waits here
@@ -56,20 +57,7 @@ final class RequestWorkers: Sendable {
     var started: [pthread_t] = []
     for _ in 0..<count {
       let shared = self.shared
-      let context = Unmanaged.passRetained(ThreadBody { shared.work() }).toOpaque()
-      var thread = pthread_t()
-      let status = pthread_create(
-        &thread, nil,
-        { raw in
-          guard let raw else { return nil }
-          Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().run()
-          return nil
-        }, context)
-      guard status == 0 else {
-        Unmanaged<ThreadBody>.fromOpaque(context).release()
-        continue
-      }
-      started.append(thread)
+      if let thread = try? SystemThread.start({ shared.work() }) { started.append(thread) }
     }
     guard !started.isEmpty else {
       throw HTTPServerError(description: "cannot start a thread to answer requests")
@@ -98,15 +86,6 @@ final class RequestWorkers: Sendable {
     }
     for _ in taken { shared.wakeUps.post() }
     for thread in taken { pthread_join(thread, nil) }
-  }
-}
-
-/// What a new thread runs, handed over through `pthread_create`'s context pointer.
-private final class ThreadBody: Sendable {
-  let run: @Sendable () -> Void
-
-  init(_ run: @escaping @Sendable () -> Void) {
-    self.run = run
   }
 }
 
