@@ -44,6 +44,27 @@ public struct HomeAssistantDiscovery: Sendable {
   public func tagTopic(_ reader: String) -> String { base + "/tag/\(reader)" }
   /// Home Assistant announces itself here (`online`): discovery is sent again.
   public var homeAssistantStatusTopic: String { prefix + "/status" }
+  /// Reader `name`'s tag scanner config.
+  public func scannerConfigTopic(_ reader: String) -> String {
+    "\(prefix)/tag/puckalarm_\(dock)_\(reader)/config"
+  }
+  /// Every scanner config in the home, of every dock and integration: the bridge subscribes to
+  /// find the retained ones of readers this dock no longer has.
+  public var scannerConfigsTopic: String { "\(prefix)/tag/+/config" }
+
+  /// The reader whose scanner a config on `topic` announces, if it is one of this dock's,
+  /// enrolled or not: both the topic and the tag topic in the payload must name this dock (a
+  /// dock called `bedroom_x` has topics that begin as `bedroom`'s do), and the name must be a
+  /// reader's. Nil for anything else.
+  public func scannerReader(topic: String, payload: [UInt8]) -> String? {
+    struct Config: Decodable { let topic: String }
+    let tags = tagTopic("")
+    guard topic.hasPrefix("\(prefix)/tag/puckalarm_\(dock)_"), topic.hasSuffix("/config"),
+      let config = try? JSONDecoder().decode(Config.self, from: Data(payload)), config.topic.hasPrefix(tags)
+    else { return nil }
+    let reader = String(config.topic.dropFirst(tags.count))
+    return RemoteTopic.isValidName(reader) && topic == scannerConfigTopic(reader) ? reader : nil
+  }
 
   /// Every discovery message: topic and retained JSON payload.
   public var messages: [(topic: String, payload: [UInt8])] {
@@ -130,7 +151,7 @@ public struct HomeAssistantDiscovery: Sendable {
     ]
     for reader in readers {
       let config: [String: JSONValue] = ["topic": .string(tagTopic(reader)), "device": .object(device)]
-      all.append(("\(prefix)/tag/puckalarm_\(dock)_\(reader)/config", JSONValue.object(config).bytes))
+      all.append((scannerConfigTopic(reader), JSONValue.object(config).bytes))
     }
     return all.map { (topic: $0.0, payload: $0.1) }
   }

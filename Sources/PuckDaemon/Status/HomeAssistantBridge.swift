@@ -19,6 +19,9 @@ final class HomeAssistantBridge {
     case announce
     /// `PRESS` on the bypass topic; `retained` when the broker kept it from before.
     case bypass(retained: Bool)
+    /// The broker keeps a scanner config of this dock's reader `name` (sent at each
+    /// subscription): deleted when no such reader is enrolled any more.
+    case scanner(String)
   }
 
   private let dock: DockContext
@@ -30,9 +33,6 @@ final class HomeAssistantBridge {
   /// The timestamps last published on their own topics, by key.
   private var publishedTimestamps: [String: String] = [:]
   private var readers: [String] = []
-  /// Configs of removed readers' scanners still to be deleted (an empty retained message), for
-  /// when the broker could not be told at once; sent at the next announce.
-  private var deletions: Set<String> = []
   /// Which bypass commands are presses (retained and repeated ones are not).
   private var presses = NetworkPressFilter<MonotonicInstant>()
   /// What the log and Home Assistant hear of ignored and refused presses: a flood writes a
@@ -71,7 +71,7 @@ final class HomeAssistantBridge {
       let connection = try MQTTConnection(
         clientID: "puckd-\(made.dock)-homeassistant", settings: broker,
         will: .init(topic: made.availabilityTopic, payload: Array("offline".utf8)),
-        subscriptions: [made.homeAssistantStatusTopic, made.bypassTopic]
+        subscriptions: [made.homeAssistantStatusTopic, made.bypassTopic, made.scannerConfigsTopic]
       ) { event in
         switch event {
         case .connected: inbox.post(.homeAssistant(.announce))
@@ -81,6 +81,8 @@ final class HomeAssistantBridge {
             inbox.post(.homeAssistant(.bypass(retained: retained)), ifFewerThan: LoopMessage.networkBacklog)
           } else if topic == made.homeAssistantStatusTopic, payload == Array("online".utf8) {
             inbox.post(.homeAssistant(.announce), ifFewerThan: LoopMessage.networkBacklog)
+          } else if retained, let reader = made.scannerReader(topic: topic, payload: payload) {
+            inbox.post(.homeAssistant(.scanner(reader)), ifFewerThan: LoopMessage.networkBacklog)
           }
         case .dropped:
           // Nothing Home Assistant sends is near the limit; the message is not read.
@@ -103,14 +105,16 @@ final class HomeAssistantBridge {
     case .announce:
       guard let connection, let discovery else { return }
       connection.publish(discovery.availabilityTopic, Array("online".utf8), retain: true)
-      for topic in deletions.sorted() where connection.publish(topic, [], retain: true) {
-        deletions.remove(topic)
-      }
       for message in discovery.messages { connection.publish(message.topic, message.payload, retain: true) }
       published = nil
       publishedTimestamps = [:]
       publishState()
       planPreAlarm()
+    case .scanner(let reader):
+      guard let connection, let discovery, !discovery.readers.contains(reader) else { return }
+      if connection.publish(discovery.scannerConfigTopic(reader), [], retain: true) {
+        Log.info("Home Assistant: removed the tag scanner of reader '\(reader)', which is no longer enrolled")
+      }
     case .bypass(let retained):
       let topic = discovery?.bypassTopic ?? "the bypass topic"
       switch presses.admit(retained: retained, now: dock.time.monotonicNow()) {
@@ -149,7 +153,8 @@ final class HomeAssistantBridge {
   /// connection there is (a reconnect would show the dock unavailable for a moment, and the
   /// new scanner only once the broker took the new session). A removed reader's scanner is
   /// deleted from Home Assistant with an empty retained config. Disconnected, the announce on
-  /// the next connection publishes the new set and the deletions it could not send.
+  /// the next connection publishes the new set, and the scanners the broker still keeps of
+  /// readers gone (sent at each subscription, after a restart too) are deleted as they come.
   func readersChanged(_ names: [String]) {
     guard let connection, let old = discovery, names != readers else { return }
     let made = HomeAssistantDiscovery(
@@ -158,9 +163,8 @@ final class HomeAssistantBridge {
     readers = names
     let before = Dictionary(old.messages.map { ($0.topic, $0.payload) }) { first, _ in first }
     let after = Set(made.messages.map(\.topic))
-    deletions.subtract(after)
     for topic in before.keys.sorted() where !after.contains(topic) {
-      if !connection.publish(topic, [], retain: true) { deletions.insert(topic) }
+      connection.publish(topic, [], retain: true)
     }
     for message in made.messages where before[message.topic] != message.payload {
       connection.publish(message.topic, message.payload, retain: true)

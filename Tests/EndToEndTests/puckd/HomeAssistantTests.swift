@@ -140,6 +140,44 @@ struct HomeAssistantTests {
       try Self.listen(broker, "puckalarm/dock/bedroom/availability", count: 1).last?.payload == "online")
   }
 
+  @Test(
+    "a scanner the broker keeps of a reader gone while puckd was away is deleted at start; another dock's is kept"
+  )
+  func staleScannerDeletedAtStart() throws {
+    let broker = try Broker()
+    // Left on the broker: the hall reader's scanner, removed while the broker was unreachable
+    // and puckd restarted since; and the hall of a dock called bedroom_x, whose topics begin as
+    // this dock's do.
+    let stale = "homeassistant/tag/puckalarm_bedroom_hall/config"
+    let other = "homeassistant/tag/puckalarm_bedroom_x_hall/config"
+    try broker.publish(stale, Array(#"{"topic":"puckalarm/dock/bedroom/tag/hall"}"#.utf8), retain: true)
+    try broker.publish(other, Array(#"{"topic":"puckalarm/dock/bedroom_x/tag/hall"}"#.utf8), retain: true)
+    let dock = try DaemonHarness(
+      simulate: true,
+      config: "[mqtt]\nport = \(broker.port)\ndock_name = bedroom\n[homeassistant]\nenabled = yes\n",
+      audio: false)
+    try dock.start()
+    try waitUntil(timeout: 30, "the stale scanner is deleted") {
+      try Self.listen(broker, stale, count: 1).isEmpty
+    }
+    #expect(dock.log.contains("removed the tag scanner of reader 'hall'"), "\(dock.log)")
+    #expect(try Self.listen(broker, other, count: 1).first?.payload.contains("bedroom_x") == true)
+    // An enrolled reader's scanner, which the broker hands back at every start, is kept.
+    #expect(try dock.ctl("reader", "add", "kitchen").status == 0)
+    let kitchen = "homeassistant/tag/puckalarm_bedroom_kitchen/config"
+    try waitUntil(timeout: 30, "the kitchen's scanner") {
+      try Self.listen(broker, kitchen, count: 1).count == 1
+    }
+    dock.stop()
+    try broker.publish(stale, Array(#"{"topic":"puckalarm/dock/bedroom/tag/hall"}"#.utf8), retain: true)
+    try dock.start()
+    try waitUntil(timeout: 30, "the stale scanner is deleted again") {
+      try Self.listen(broker, stale, count: 1).isEmpty
+    }
+    #expect(try Self.listen(broker, kitchen, count: 1).count == 1, "the enrolled reader's scanner stays")
+    #expect(try Self.listen(broker, other, count: 1).count == 1, "the other dock's scanner stays")
+  }
+
   /// Wake-up lights (issue 22, docs/DESIGN.md M10): the pre-alarm event with the alarm's time
   /// and label comes `pre_alarm` before the alarm, while it is still quiet; the `pre_alarm`
   /// sensor has its time and the state the label. Short values so it takes seconds.
