@@ -26,7 +26,7 @@ func controlRequest(_ command: ControlRequest, socket path: String) throws -> Co
   let fd = unixSocket(SOCK_STREAM, path: path)
   guard fd >= 0 else { return nil }
   defer { close(fd) }
-  var timeout = timeval(tv_sec: 10, tv_usec: 0)
+  var timeout = timeval(tv_sec: Int(10 * Sanitized.slack), tv_usec: 0)
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
   let line = ControlWire.encode(command) + [10]
   // MSG_NOSIGNAL: a daemon killed while the request goes out is an EPIPE here, not a SIGPIPE that

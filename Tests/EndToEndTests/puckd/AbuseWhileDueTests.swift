@@ -31,7 +31,7 @@ struct AbuseWhileDueTests {
     attacker.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
     attacker.arguments = [
       "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", Self.script,
-      dock.socketPath, "12", report,
+      dock.socketPath, Sanitized.seconds(12), report,
     ]
     attacker.standardOutput = FileHandle.nullDevice
     try attacker.run()
@@ -48,7 +48,9 @@ struct AbuseWhileDueTests {
     var peak = baseline
     var rangAt: Double?
     var rootAnswers = 0
-    while rangAt == nil && Date().timeIntervalSince1970 < due + 30 {
+    // The window only detects a ring that never comes: an instrumented daemon beside the rest of
+    // the suite answers root a few seconds apart under this attack (the lateness is printed).
+    while rangAt == nil && Date().timeIntervalSince1970 < due + 30 * Sanitized.slack {
       peak = max(peak, (try? residentKiB(of: pid)) ?? 0)
       if let reply = try? controlRequest(ControlRequest(.status), socket: dock.socketPath),
         reply.status?.guards.first?.ringing == true
@@ -58,7 +60,12 @@ struct AbuseWhileDueTests {
       rootAnswers += 1
       usleep(10_000)
     }
-    let lateness = try #require(rangAt, "the alarm rang during the attack") - due
+    let logEnd = dock.log.split(separator: "\n").suffix(15).joined(separator: "\n")
+    let lateness =
+      try #require(
+        rangAt,
+        "the alarm rang during the attack (\(rootAnswers) root requests tried); puckd's log ends: \(logEnd)")
+      - due
     #expect(attacker.isRunning, "the attack was still going when the alarm rang")
 
     let member = try runExternal(
