@@ -33,7 +33,7 @@ struct ClientCommands {
       let text = StatusText(zone: zone, now: now)
       switch request.name {
       case .status: reply.status.map { print(text.render($0)) }
-      case .check: reply.check.map { Self.checkLines($0).forEach { print($0) } }
+      case .check: reply.check.map { print(Self.checkLines($0).joined(separator: "\n")) }
       case .pucks: printPucks(reply.pucks ?? [], text)
       case .alarmList: printAlarms(reply, text)
       case .history: printHistory(reply, request, text)

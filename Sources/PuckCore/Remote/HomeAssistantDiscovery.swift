@@ -59,7 +59,7 @@ public struct HomeAssistantDiscovery: Sendable {
   public func scannerReader(topic: String, payload: [UInt8]) -> String? {
     struct Config: Decodable { let topic: String }
     let tags = tagTopic("")
-    guard topic.hasPrefix("\(prefix)/tag/puckalarm_\(dock)_"), topic.hasSuffix("/config"),
+    guard topic.hasPrefix("\(prefix)/tag/puckalarm_\(dock)_"),
       let config = try? JSONDecoder().decode(Config.self, from: Data(payload)), config.topic.hasPrefix(tags)
     else { return nil }
     let reader = String(config.topic.dropFirst(tags.count))

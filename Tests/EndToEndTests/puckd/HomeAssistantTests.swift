@@ -150,7 +150,8 @@ struct HomeAssistantTests {
     // this dock's do.
     let stale = "homeassistant/tag/puckalarm_bedroom_hall/config"
     let other = "homeassistant/tag/puckalarm_bedroom_x_hall/config"
-    try broker.publish(stale, Array(#"{"topic":"puckalarm/dock/bedroom/tag/hall"}"#.utf8), retain: true)
+    let hall = Array(#"{"topic":"puckalarm/dock/bedroom/tag/hall"}"#.utf8)
+    try broker.publish(stale, hall, retain: true)
     try broker.publish(other, Array(#"{"topic":"puckalarm/dock/bedroom_x/tag/hall"}"#.utf8), retain: true)
     let dock = try DaemonHarness(
       simulate: true,
@@ -169,7 +170,7 @@ struct HomeAssistantTests {
       try Self.listen(broker, kitchen, count: 1).count == 1
     }
     dock.stop()
-    try broker.publish(stale, Array(#"{"topic":"puckalarm/dock/bedroom/tag/hall"}"#.utf8), retain: true)
+    try broker.publish(stale, hall, retain: true)
     try dock.start()
     try waitUntil(timeout: 30, "the stale scanner is deleted again") {
       try Self.listen(broker, stale, count: 1).isEmpty
