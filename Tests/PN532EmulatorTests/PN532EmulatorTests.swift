@@ -8,7 +8,7 @@ private final class SerialClient {
   let fd: Int32
 
   init?(path: String) {
-    fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK)
+    fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
     if fd < 0 { return nil }
   }
 

@@ -87,7 +87,7 @@ private final class GPIODock: @unchecked Sendable {
 
   /// One request over the real control socket.
   func request(_ command: ControlRequest) throws -> ControlReply {
-    let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
     defer { close(fd) }
     var addr = sockaddr_un()
     addr.sun_family = sa_family_t(AF_UNIX)

@@ -50,7 +50,7 @@ private final class NotifySocket {
 
   init(path: String) throws {
     self.path = path
-    fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
     let address = try #require(UnixSocketAddress(path))
     let bound = address.withSockaddr { bind(fd, $0, $1) }
     try #require(fd >= 0 && bound == 0, "bind \(path): errno \(errno)")

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import Testing
 
@@ -11,7 +12,7 @@ struct FileDescriptorTests {
   /// a read fails with `EAGAIN` instead of hanging the test.
   private func makePipe() throws -> (reader: FileDescriptor, writer: FileDescriptor) {
     var numbers: [Int32] = [-1, -1]
-    try systemCall("pipe") { pipe(&numbers) }
+    try systemCall("pipe2") { pipe2(&numbers, O_CLOEXEC) }
     let ends = (reader: FileDescriptor(numbers[0]), writer: FileDescriptor(numbers[1]))
     try systemCall("fcntl") { fcntl(numbers[0], F_SETFL, O_NONBLOCK) }
     return ends

@@ -1,3 +1,4 @@
+import CLinux
 import Dispatch
 import Glibc
 import Synchronization
@@ -50,7 +51,7 @@ struct WriteAllTests {
   /// A pipe whose buffer is shrunk to one page, so a write larger than that must be split.
   private func smallPipe() throws -> (read: Int32, write: Int32) {
     var ends: [Int32] = [-1, -1]
-    try systemCall("pipe") { pipe(&ends) }
+    try systemCall("pipe2") { pipe2(&ends, O_CLOEXEC) }
     // F_SETPIPE_SZ (1031), which Swift's Glibc module leaves out without _GNU_SOURCE.
     _ = fcntl(ends[1], 1031, 4096)
     return (ends[0], ends[1])
@@ -109,7 +110,7 @@ struct WriteAllTests {
 
   @Test func reportsABrokenPipe() throws {
     var ends: [Int32] = [-1, -1]
-    try systemCall("pipe") { pipe(&ends) }
+    try systemCall("pipe2") { pipe2(&ends, O_CLOEXEC) }
     close(ends[0])
     defer { close(ends[1]) }
     // SIGPIPE would end the test runner: ignore it so the write returns EPIPE instead.

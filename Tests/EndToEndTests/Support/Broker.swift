@@ -30,7 +30,7 @@ final class Broker {
     process.arguments = ["-c", directory.appendingPathComponent("mosquitto.conf").path]
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
-    try process.run()
+    try process.spawn()
     self.process = process
     try waitUntil(timeout: 5, "mosquitto listens on \(port)") { Broker.accepts(port) }
   }
@@ -96,7 +96,7 @@ final class Broker {
   }
 
   private static func accepts(_ port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
@@ -111,7 +111,7 @@ final class Broker {
 
   /// A port the kernel just handed out and took back: free unless another process races for it.
   static func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)

@@ -154,7 +154,7 @@ final class DaemonHarness {
     pairing.standardOutput = FileHandle.nullDevice
     // A pairing earlier in the same daemon's life logged the line too: wait for a new one.
     let earlier = log.components(separatedBy: "pairing: waiting").count
-    try pairing.run()
+    try pairing.spawn()
     try waitUntil(timeout: 5, "pairing is waiting") {
       self.log.components(separatedBy: "pairing: waiting").count > earlier
     }
@@ -209,17 +209,7 @@ func runExternal(_ path: String, _ arguments: [String]) throws -> ProcessResult 
   let process = Process()
   process.executableURL = URL(fileURLWithPath: path)
   process.arguments = arguments
-  let out = Pipe()
-  let err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  try process.run()
-  let outData = out.fileHandleForReading.readDataToEndOfFile()
-  let errData = err.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return ProcessResult(
-    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-    stderr: String(decoding: errData, as: UTF8.self))
+  return try process.runToCompletion()
 }
 
 extension Process {
@@ -233,6 +223,6 @@ extension Process {
     log.seekToEndOfFile()
     standardError = log
     standardOutput = log
-    try run()
+    try spawn()
   }
 }

@@ -95,7 +95,7 @@ final class KitchenRig {
     pairing.executableURL = Binaries.url("puckctl")
     pairing.arguments = ["--socket", dock.socketPath, "pair", "--timeout", "20s"]
     pairing.standardOutput = FileHandle.nullDevice
-    try pairing.run()
+    try pairing.spawn()
     try waitUntil(timeout: 5, "pairing waits") { self.dock.log.contains("pairing: waiting") }
     try present(kitchenPuck)
     try remove()

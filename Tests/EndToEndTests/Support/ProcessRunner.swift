@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// The built binaries, found next to the test bundle in `.build/<config>/`.
 enum Binaries {
@@ -35,29 +36,7 @@ func run(
   var env = ProcessInfo.processInfo.environment
   for (key, value) in environment { env[key] = value }
   process.environment = env
-  let out = Pipe()
-  let err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  let input = Pipe()
-  process.standardInput = input
-  try process.run()
-  if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-  try input.fileHandleForWriting.close()
-  // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
-  let group = DispatchGroup()
-  nonisolated(unsafe) var errData = Data()
-  group.enter()
-  DispatchQueue.global().async {
-    errData = err.fileHandleForReading.readDataToEndOfFile()
-    group.leave()
-  }
-  let outData = out.fileHandleForReading.readDataToEndOfFile()
-  group.wait()
-  process.waitUntilExit()
-  return ProcessResult(
-    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-    stderr: String(decoding: errData, as: UTF8.self))
+  return try process.runToCompletion(stdin: stdin)
 }
 
 /// Whether the test run is built with a sanitizer (`.ci/check-sanitizers` sets

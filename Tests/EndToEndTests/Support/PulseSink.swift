@@ -28,7 +28,7 @@ final class PulseServer: Sendable {
     shell.standardInput = FileHandle.nullDevice
     shell.standardOutput = FileHandle.nullDevice
     shell.standardError = FileHandle.nullDevice
-    try shell.run()
+    try shell.spawn()
     shell.waitUntilExit()
     try waitUntil(timeout: 10, "pulseaudio answers") { (try? self.pactl(["info"]).status) == 0 }
   }
@@ -70,14 +70,14 @@ final class PulseSink {
       "PULSE_SERVER=\(PulseServer.shared.address)", "parec", "-d", "\(name).monitor", "--format=s16le",
       "--rate=48000", "--channels=1", "--raw", "--latency-msec=20",
     ]
-    let out = Pipe()
-    recorder.standardOutput = out
+    let out = try CapturedOutput()
+    recorder.standardOutput = out.handle
     recorder.standardError = FileHandle.nullDevice
-    try recorder.run()
+    try recorder.spawn()
     usleep(UInt32(seconds * 1_000_000))
     kill(recorder.processIdentifier, SIGKILL)
-    let data = out.fileHandleForReading.readDataToEndOfFile()
     recorder.waitUntilExit()
+    let data = out.data
     var peak = 0
     data.withUnsafeBytes { raw in
       for sample in raw.bindMemory(to: Int16.self) { peak = max(peak, abs(Int(sample))) }

@@ -4,7 +4,10 @@ import Glibc
 func unixSocket(
   _ type: __socket_type, path: String, bind shouldBind: Bool = false, nonblocking: Bool = false
 ) -> Int32 {
-  let fd = socket(AF_UNIX, Int32(type.rawValue) | (nonblocking ? Int32(SOCK_NONBLOCK.rawValue) : 0), 0)
+  // Close-on-exec: a socket that leaked into a daemon another test starts meanwhile would
+  // outlive its close here (see `CapturedOutput`).
+  let flags = Int32(type.rawValue | SOCK_CLOEXEC.rawValue) | (nonblocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+  let fd = socket(AF_UNIX, flags, 0)
   var addr = sockaddr_un()
   addr.sun_family = sa_family_t(AF_UNIX)
   withUnsafeMutableBytes(of: &addr.sun_path) { raw in

@@ -91,7 +91,7 @@ final class WebHarness {
 
 /// A port on 127.0.0.1 that nothing listens on now.
 func freeLoopbackPort() throws -> Int {
-  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
   guard fd >= 0 else { throw HarnessError("socket: errno \(errno)") }
   defer { close(fd) }
   var address = loopback(port: 0)
@@ -137,7 +137,7 @@ final class HTTPConnection {
   private let fd: Int32
 
   init(port: Int) throws {
-    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw HarnessError("socket: errno \(errno)") }
     var address = loopback(port: port)
     let connected = withUnsafePointer(to: &address) {

@@ -24,8 +24,8 @@ struct CompletionTests {
     }
 
     /// Runs tmux with its descriptors on /dev/null, through posix_spawn and waitpid: with
-    /// Foundation's Process the client that starts the server was never seen to exit (it stayed
-    /// a zombie, and the wait with it).
+    /// Foundation's Process the client that starts the server was never seen to exit (the server
+    /// it leaves behind keeps the socket Process watches for the exit; see `Spawning`).
     static func tmux(_ arguments: [String]) throws {
       var actions = posix_spawn_file_actions_t()
       posix_spawn_file_actions_init(&actions)
@@ -36,7 +36,7 @@ struct CompletionTests {
       var argv = (["tmux"] + arguments).map { strdup($0) } + [nil]
       defer { argv.forEach { free($0) } }
       var pid: pid_t = 0
-      let spawned = posix_spawn(&pid, "/usr/bin/tmux", &actions, nil, &argv, environ)
+      let spawned = Spawning.alone { posix_spawn(&pid, "/usr/bin/tmux", &actions, nil, &argv, environ) }
       guard spawned == 0 else { throw HarnessError("tmux: posix_spawn failed (\(spawned))") }
       var status: Int32 = 0
       while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

@@ -34,7 +34,7 @@ struct AbuseWhileDueTests {
       dock.socketPath, Sanitized.seconds(12), report,
     ]
     attacker.standardOutput = FileHandle.nullDevice
-    try attacker.run()
+    try attacker.spawn()
     defer {
       kill(attacker.processIdentifier, SIGKILL)
       attacker.waitUntilExit()

@@ -225,7 +225,7 @@ final class Attacker {
       dock.socketPath, mode, String(peers), report,
     ]
     process.standardOutput = FileHandle.nullDevice
-    try process.run()
+    try process.spawn()
     return Attacker(process: process, report: report)
   }
 

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 import Testing
@@ -30,17 +31,24 @@ struct DaemonLifecycleTests {
       "--simulate", "--config", dock.configPath, "--state-dir", dock.stateDirectory, "--socket",
       dock.socketPath,
     ]
-    let pipe = Pipe()
-    process.standardError = pipe
-    process.standardOutput = pipe
-    try process.run()
+    // Close-on-exec from the start (Foundation's `Pipe` is not; see `CapturedOutput`): a read end
+    // that leaked into another test's child would keep the pipe read, and the test would pass
+    // without puckd ever meeting a pipe with no reader.
+    var ends: [Int32] = [-1, -1]
+    try #require(pipe2(&ends, O_CLOEXEC) == 0)
+    let reading = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
+    let writing = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+    process.standardError = writing
+    process.standardOutput = writing
+    try process.spawn()
+    try writing.close()
     defer {
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
     }
     try waitUntil(timeout: 10, "puckd answers") { (try? dock.ctl("status").status).map { $0 <= 1 } ?? false }
     // journald restarted, a terminal closed: the reading end goes away.
-    try pipe.fileHandleForReading.close()
+    try reading.close()
     for minute in 0..<5 {
       // Each change is logged, to the pipe that has no reader any more.
       _ = try dock.ctl("alarm", "add", "06:0\(minute)", "--days", "daily")

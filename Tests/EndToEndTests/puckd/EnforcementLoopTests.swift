@@ -169,16 +169,15 @@ struct EnforcementLoopTests {
     pairing.executableURL = Binaries.url("puckctl")
     pairing.arguments = ["--socket", dock.socketPath, "pair", "--timeout", "60s"]
     pairing.standardOutput = FileHandle.nullDevice
-    let errors = Pipe()
-    pairing.standardError = errors
-    try pairing.run()
+    let errors = try CapturedOutput()
+    pairing.standardError = errors.handle
+    try pairing.spawn()
     try waitUntil(timeout: 5, "pairing waits") { dock.log.contains("pairing: waiting") }
     try dock.addAlarm(inSeconds: 2)
     try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
     pairing.waitUntilExit()
     #expect(pairing.terminationStatus == 2, "refused by policy")
-    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(message.contains("pairing is refused"))
+    #expect(errors.text.contains("pairing is refused"))
     #expect(try dock.ctl("scan", paired).status == 0)
     #expect(try dock.guards().isEmpty, "the scan ended the wake-up instead of feeding a pairing")
   }
@@ -251,12 +250,12 @@ struct EnforcementLoopTests {
     rehearsal.executableURL = Binaries.url("puckctl")
     // The ring and the devices only; asking for the puck is `RehearsalTests`'.
     rehearsal.arguments = ["--socket", dock.socketPath, "test", "--seconds", "2", "--scan-seconds", "0"]
-    let output = Pipe()
-    rehearsal.standardOutput = output
-    try rehearsal.run()
+    let output = try CapturedOutput()
+    rehearsal.standardOutput = output.handle
+    try rehearsal.spawn()
     try waitUntil(timeout: 5, "the rehearsal is heard") { try dock.audio!.peak(seconds: 0.3) > 1000 }
     rehearsal.waitUntilExit()
-    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let printed = output.text
     #expect(rehearsal.terminationStatus == 0, "\(printed)")
     for device in ["reader: simulated", "audio: ok", "buzzer: absent", "button: absent", "led: absent"] {
       #expect(printed.contains(device), "\(device) in: \(printed)")

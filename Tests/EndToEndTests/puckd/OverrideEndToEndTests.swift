@@ -29,7 +29,7 @@ struct OverrideEndToEndTests {
     process.executableURL = Binaries.url("puckctl")
     process.arguments = ["--socket", dock.socketPath, "override", "--yes"]
     process.standardOutput = FileHandle.nullDevice
-    try process.run()
+    try process.spawn()
     try waitUntil(timeout: 10, "the countdown is shown in status") {
       (try dock.status()["overrideAt"]) != nil
     }

@@ -65,15 +65,15 @@ struct ReaderLoopTests {
     let pairing = Process()
     pairing.executableURL = Binaries.url("puckctl")
     pairing.arguments = ["--socket", rig.dock.socketPath, "pair", "--timeout", "20s"]
-    let output = Pipe()
-    pairing.standardOutput = output
-    try pairing.run()
+    let output = try CapturedOutput()
+    pairing.standardOutput = output.handle
+    try pairing.spawn()
     try waitUntil(timeout: 5, "pairing waits") { rig.dock.log.contains("pairing: waiting") }
     try rig.present(pairedBytes, expecting: "…:33:44")
     try rig.remove()
     try rig.present(pairedBytes, expecting: "…:33:44")
     pairing.waitUntilExit()
-    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let printed = output.text
     #expect(pairing.terminationStatus == 0)
     #expect(printed.contains("waiting for a tag"))
     #expect(printed.contains("present the same tag again"))

@@ -190,7 +190,7 @@ extension DaemonHarness {
     pairing.executableURL = Binaries.url("puckctl")
     pairing.arguments = ["--socket", socketPath, "pair", "--timeout", "20s"]
     pairing.standardOutput = FileHandle.nullDevice
-    try pairing.run()
+    try pairing.spawn()
     try waitUntil(timeout: 5, "pairing waits") { self.log.contains("pairing: waiting") }
     usleep(800_000)  // the node starts polling for this dock: a tag after the settled interval is fresh
     for step in 0..<3 {

@@ -70,7 +70,7 @@ struct RingSoundTests {
     rehearsal.executableURL = Binaries.url("puckctl")
     rehearsal.arguments = ["--socket", dock.socketPath, "test", "--seconds", "2", "--scan-seconds", "0"]
     rehearsal.standardOutput = FileHandle.nullDevice
-    try rehearsal.run()
+    try rehearsal.spawn()
     var peak = 0
     try waitUntil(timeout: 5, "the rehearsal is heard") {
       peak = max(peak, try dock.audio!.peak(seconds: 0.5))

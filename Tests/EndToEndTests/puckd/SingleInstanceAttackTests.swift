@@ -15,10 +15,10 @@ struct SingleInstanceAttackTests {
     environment["LIBNFC_AUTO_SCAN"] = "false"
     environment.removeValue(forKey: "NOTIFY_SOCKET")
     process.environment = environment
-    let err = Pipe()
-    process.standardError = err
+    let err = try CapturedOutput()
+    process.standardError = err.handle
     process.standardOutput = FileHandle.nullDevice
-    try process.run()
+    try process.spawn()
     let deadline = Date().addingTimeInterval(10)
     while process.isRunning && Date() < deadline { usleep(50_000) }
     if process.isRunning {
@@ -26,12 +26,9 @@ struct SingleInstanceAttackTests {
       // lock) also removed the first daemon's socket.
       kill(process.processIdentifier, SIGTERM)
       process.waitUntilExit()
-      return (nil, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+      return (nil, err.text)
     }
-    return (
-      process.terminationStatus,
-      String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    )
+    return (process.terminationStatus, err.text)
   }
 
   @Test("a second puckd on the same state directory refuses and leaves the live daemon's socket alone")

@@ -84,17 +84,16 @@ struct StateDurabilityAttackTests {
     let pairing = Process()
     pairing.executableURL = Binaries.url("puckctl")
     pairing.arguments = ["--socket", dock.socketPath, "pair", "--timeout", "20s"]
-    let errors = Pipe()
+    let errors = try CapturedOutput()
     pairing.standardOutput = FileHandle.nullDevice
-    pairing.standardError = errors
-    try pairing.run()
+    pairing.standardError = errors.handle
+    try pairing.spawn()
     try waitUntil(timeout: 5, "pairing is waiting") {
       dock.log.components(separatedBy: "pairing: waiting").count > waitingBefore
     }
     for _ in 0..<2 { _ = try dock.ctl("scan", paired) }
-    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     pairing.waitUntilExit()
-    return (pairing.terminationStatus, message)
+    return (pairing.terminationStatus, errors.text)
   }
 
   private func reasons(_ status: [String: Any]) -> [String] {
@@ -298,7 +297,7 @@ struct StateDurabilityAttackTests {
       // history.jsonl becomes a FIFO whose buffer is full: the daemon's append blocks in
       // write(2), after whatever it wrote before it, which holds it in the crash window.
       #expect(mkfifo(path(dock, "history.jsonl"), 0o600) == 0)
-      let fifo = open(path(dock, "history.jsonl"), O_RDWR | O_NONBLOCK)
+      let fifo = open(path(dock, "history.jsonl"), O_RDWR | O_NONBLOCK | O_CLOEXEC)
       #expect(fifo >= 0)
       for size in [4096, 1] {
         let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: size)
@@ -309,7 +308,7 @@ struct StateDurabilityAttackTests {
       request.arguments = ["--socket", dock.socketPath] + closing
       request.standardOutput = FileHandle.nullDevice
       request.standardError = FileHandle.nullDevice
-      try request.run()
+      try request.spawn()
       try waitUntil(timeout: 5, "the guard is gone from guards.json") {
         self.guardIDs(dock, "guards.json").isEmpty
       }

@@ -97,7 +97,7 @@ struct TornWriteKillTests {
         "-e", "inject=\(calls):signal=KILL:when=\(invocation)",
       ]
       strace.standardError = FileHandle.nullDevice
-      try strace.run()
+      try strace.spawn()
       do {
         try waitUntil(timeout: 10, "strace is attached to every thread of puckd") { isTraced(pid) }
         return strace

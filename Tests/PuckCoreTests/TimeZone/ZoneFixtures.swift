@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 @testable import PuckCore
@@ -38,20 +39,34 @@ enum ZoneFixtures {
     env.merge(environment) { _, new in new }
     env["LC_ALL"] = "C"
     process.environment = env
-    let output = Pipe()
-    let errors = Pipe()
+    // Unlinked files, not Foundation's `Pipe` (made without close-on-exec): a pipe end that leaked
+    // into a daemon another test starts meanwhile would hold the read here until it exits.
+    let output = try unlinkedFile()
+    let errors = try unlinkedFile()
     process.standardOutput = output
     process.standardError = errors
     try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    try output.seek(toOffset: 0)
+    try errors.seek(toOffset: 0)
+    let data = try output.readToEnd() ?? Data()
+    let errorData = try errors.readToEnd() ?? Data()
     guard process.terminationStatus == 0 else {
       throw ToolFailure(
         command: "\(path) \(arguments.joined(separator: " "))",
         output: String(decoding: errorData, as: UTF8.self))
     }
     return String(decoding: data, as: UTF8.self)
+  }
+
+  /// A new file open for reading and writing whose name is already gone.
+  private static func unlinkedFile() throws -> FileHandle {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("puck-tool-\(UUID().uuidString)")
+      .path
+    let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+    unlink(path)
+    return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
   }
 
   struct ToolFailure: Error, CustomStringConvertible {

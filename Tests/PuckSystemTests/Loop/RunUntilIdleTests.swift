@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import Testing
 
@@ -72,7 +73,7 @@ struct RunUntilIdleTests {
   @Test func deliversReadyDescriptors() throws {
     let loop = try EventLoop<Int>(time: SystemTimeSource())
     var fds: [Int32] = [0, 0]
-    #expect(pipe(&fds) == 0)
+    #expect(pipe2(&fds, O_CLOEXEC) == 0)
     defer {
       close(fds[0])
       close(fds[1])
@@ -107,8 +108,8 @@ struct RunUntilIdleTests {
   @Test func theEndOfATurnRunsOnceAfterAllItsHandlers() throws {
     let loop = try EventLoop<Int>(time: SystemTimeSource())
     var fds: [Int32] = [0, 0, 0, 0]
-    #expect(pipe(&fds) == 0)
-    #expect(fds.withUnsafeMutableBufferPointer { pipe($0.baseAddress! + 2) } == 0)
+    #expect(pipe2(&fds, O_CLOEXEC) == 0)
+    #expect(fds.withUnsafeMutableBufferPointer { pipe2($0.baseAddress! + 2, O_CLOEXEC) } == 0)
     defer { fds.forEach { close($0) } }
     var log: [String] = []
     for (name, fd) in [("a", fds[0]), ("b", fds[2])] {

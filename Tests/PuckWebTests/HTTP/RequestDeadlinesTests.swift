@@ -23,7 +23,7 @@ import Testing
     #expect(deadlines.wakeCount == 0, "woke \(deadlines.wakeCount) times with no connection")
 
     var pair: [Int32] = [-1, -1]
-    try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+    try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
     defer { _ = pair.map { close($0) } }
     let connection = try #require(OpaquePointer(bitPattern: 0x1000))
     deadlines.opened(connection, socket: pair[0], client: "192.0.2.7")
@@ -55,7 +55,7 @@ import Testing
     let deadlines = RequestDeadlines(allowed: .seconds(30)) { _ in }
     #expect(deadlines.start())
     var pair: [Int32] = [-1, -1]
-    try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+    try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
     defer { _ = pair.map { close($0) } }
     let connection = try #require(OpaquePointer(bitPattern: 0x2000))
     deadlines.opened(connection, socket: pair[0], client: "192.0.2.8")
