@@ -17,11 +17,10 @@ public struct RemoteSequence: Hashable, Sendable, Codable, VersionedPayload {
   private var boot: String?
   private var seq: UInt64 = 0
   private var sentAt: Int64 = .min
-  /// The first counter of the current boot that this receiver took itself, nil while it has
-  /// taken none (what it knows was read from the file). A copy of a message from there up to the
-  /// last one is a redelivery: the client library resends what was in flight after a reconnect,
-  /// after newer messages as well. A copy of one taken by an earlier run is a replay.
-  private var firstTakenHere: UInt64?
+  /// Whether the last message was taken by this receiver, not read from the file: only then is
+  /// a copy of it a redelivery (the client library resends after a reconnect); a copy of one
+  /// taken by an earlier run is a replay.
+  private var tookLastHere = false
 
   private enum CodingKeys: String, CodingKey {
     case boot, seq, sentAt
@@ -48,19 +47,16 @@ public struct RemoteSequence: Hashable, Sendable, Codable, VersionedPayload {
     guard abs(late) <= window else { throw .stale(reader: message.reader, byMilliseconds: late) }
     if message.boot == boot {
       guard message.seq > seq else {
-        if let first = firstTakenHere, message.seq >= first {
-          throw .redelivered(reader: message.reader, seq: message.seq)
-        }
+        if message.seq == seq && tookLastHere { throw .redelivered(reader: message.reader, seq: message.seq) }
         throw .replayed(reader: message.reader, seq: message.seq)
       }
     } else {
       guard message.sentAt > sentAt else { throw .replayed(reader: message.reader, seq: message.seq) }
-      firstTakenHere = nil
     }
     boot = message.boot
     seq = message.seq
     sentAt = message.sentAt
-    if firstTakenHere == nil { firstTakenHere = message.seq }
+    tookLastHere = true
   }
 }
 

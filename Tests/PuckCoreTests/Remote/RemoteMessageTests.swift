@@ -94,9 +94,7 @@ import Testing
     try blind.admit(message(boot: "bb", seq: 1, at: 1_005_001), now: 1_005_100)
   }
 
-  @Test(
-    "a copy of a message taken here is a redelivery, after newer ones too; one taken by an earlier run is a replay"
-  )
+  @Test("a copy of the last message taken here is a redelivery; one taken by an earlier run is a replay")
   func redeliveryAndReplayAreToldApart() throws {
     var here = RemoteSequence()
     try here.admit(message(boot: "aa", seq: 3, at: 1_000_000), now: 1_000_100)
@@ -105,17 +103,6 @@ import Testing
     }
     #expect(throws: RemoteMessageError.replayed(reader: "kitchen", seq: 2)) {
       try here.admit(message(boot: "aa", seq: 2, at: 1_000_000), now: 1_000_200)
-    }
-    // The node's library resends what was in flight after a reconnect, maybe after newer
-    // messages (seen at a node's start on CI): a copy of 3 after 4 is still a redelivery.
-    try here.admit(message(boot: "aa", seq: 4, at: 1_000_100), now: 1_000_200)
-    #expect(throws: RemoteMessageError.redelivered(reader: "kitchen", seq: 3)) {
-      try here.admit(message(boot: "aa", seq: 3, at: 1_000_000), now: 1_000_300)
-    }
-    // A new boot: what this receiver took of the old one says nothing about the new one's.
-    try here.admit(message(boot: "bb", seq: 9, at: 1_000_400), now: 1_000_500)
-    #expect(throws: RemoteMessageError.replayed(reader: "kitchen", seq: 8)) {
-      try here.admit(message(boot: "bb", seq: 8, at: 1_000_400), now: 1_000_500)
     }
     var restarted = try DocumentCodec.decode(RemoteSequence.self, from: try DocumentCodec.encode(here))
     #expect(throws: RemoteMessageError.replayed(reader: "kitchen", seq: 3)) {
@@ -131,8 +118,7 @@ import Testing
     #expect(throws: RemoteMessageError.redelivered(reader: "kitchen", seq: 2)) {
       try sequence.admit(message(boot: "aa", seq: 2, at: 1_000_050), now: 1_000_200)
     }
-    // An older one taken here comes again: refused, as a redelivery too.
-    #expect(throws: RemoteMessageError.redelivered(reader: "kitchen", seq: 1)) {
+    #expect(throws: RemoteMessageError.replayed(reader: "kitchen", seq: 1)) {
       try sequence.admit(message(boot: "aa", seq: 1, at: 1_000_000), now: 1_000_200)
     }
     // A new boot (the node restarted) starts its counter again, and is taken when it is later.
