@@ -49,6 +49,8 @@ public final class ReaderNode: Sendable {
   private let configuration: Configuration
   private let boot = ReaderKey.randomID()
   private let state = Mutex(State())
+  /// Held from taking a counter to queueing its message (`publish`).
+  private let publishing = Mutex(())
   private let log: @Sendable (_ level: Int, _ message: String) -> Void
   private let wallMilliseconds: @Sendable () -> Int64
   private let connection: MQTTConnection
@@ -215,16 +217,23 @@ public final class ReaderNode: Sendable {
     }
   }
 
+  /// Numbers, signs and queues one message in a single step (`publishing`), so messages leave
+  /// in the order of their counters. Taken apart, a heartbeat from the timer thread could
+  /// overtake a scan from the reader thread, and the dock would refuse the scan, older than the
+  /// last message it took, as a replay (seen on CI: the health message the connect sends,
+  /// overtaken by the first heartbeat's).
   private func publish(_ kind: RemoteMessage.Kind, _ fill: (inout RemoteMessage) -> Void) {
-    let seq = state.withLock { state in
-      state.seq += 1
-      return state.seq
-    }
-    var message = RemoteMessage(
-      reader: configuration.name, boot: boot, seq: seq, sentAt: wallMilliseconds(), kind: kind)
-    fill(&message)
     let key = configuration.key
-    connection.publish(RemoteTopic.events(configuration.name), RemoteFrame.seal(message, sign: key.sign))
+    publishing.withLock { _ in
+      let seq = state.withLock { state in
+        state.seq += 1
+        return state.seq
+      }
+      var message = RemoteMessage(
+        reader: configuration.name, boot: boot, seq: seq, sentAt: wallMilliseconds(), kind: kind)
+      fill(&message)
+      connection.publish(RemoteTopic.events(configuration.name), RemoteFrame.seal(message, sign: key.sign))
+    }
   }
 
   private func tick() -> MonotonicInstant? {

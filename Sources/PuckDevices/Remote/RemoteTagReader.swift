@@ -61,6 +61,8 @@ public final class RemoteTagReader: TagReader {
   private let wallMilliseconds: @Sendable () -> Int64
   private let boot = ReaderKey.randomID()
   private let state: Mutex<State>
+  /// Held from taking a want's counter to queueing it (`publishWant`).
+  private let publishing = Mutex(())
   private let thread: DeadlineThread?
 
   /// A remote reader; nothing happens until `start()`. `wallMilliseconds` is the wall clock in
@@ -249,20 +251,24 @@ public final class RemoteTagReader: TagReader {
   }
 
   private func publishWant(on given: MQTTConnection? = nil) {
-    let (connection, poll, seq) = state.withLock { state -> (MQTTConnection?, Bool, UInt64) in
-      state.seq += 1
-      return (given ?? (state.stopped ? nil : state.connection), state.polling, state.seq)
+    // Numbered, signed and queued in one step, as the node's messages (`ReaderNode.publish`):
+    // wants leave in the order of their counters, so the node never refuses one as a replay.
+    publishing.withLock { _ in
+      let (connection, poll, seq) = state.withLock { state -> (MQTTConnection?, Bool, UInt64) in
+        state.seq += 1
+        return (given ?? (state.stopped ? nil : state.connection), state.polling, state.seq)
+      }
+      guard let connection else { return }
+      var message = RemoteMessage(
+        reader: configuration.name, boot: boot, seq: seq, sentAt: wallMilliseconds(), kind: .want)
+      message.dock = configuration.dock
+      message.poll = poll
+      let key = configuration.key
+      connection.publish(
+        RemoteTopic.want(configuration.name, dock: configuration.dock),
+        RemoteFrame.seal(message, sign: key.sign),
+        retain: true)
     }
-    guard let connection else { return }
-    var message = RemoteMessage(
-      reader: configuration.name, boot: boot, seq: seq, sentAt: wallMilliseconds(), kind: .want)
-    message.dock = configuration.dock
-    message.poll = poll
-    let key = configuration.key
-    connection.publish(
-      RemoteTopic.want(configuration.name, dock: configuration.dock),
-      RemoteFrame.seal(message, sign: key.sign),
-      retain: true)
   }
 
   /// Changes the state and recomputes the health; reports it when it changed.
