@@ -40,7 +40,6 @@ public final class ReaderNode: Sendable {
   private struct State: Sendable {
     var wants: [String: Want] = [:]
     var polling = false
-    var seq: UInt64 = 0
     var health = DeviceCondition(.fault, "the reader has not been opened yet")
     /// Refusals logged at most once a minute per kind.
     var refusals = RepeatLimiter<RemoteMessageError.Reason, MonotonicInstant>()
@@ -49,8 +48,7 @@ public final class ReaderNode: Sendable {
   private let configuration: Configuration
   private let boot = ReaderKey.randomID()
   private let state = Mutex(State())
-  /// Held from taking a counter to queueing its message (`publish`).
-  private let publishing = Mutex(())
+  private let counter = MessageCounter()
   private let log: @Sendable (_ level: Int, _ message: String) -> Void
   private let wallMilliseconds: @Sendable () -> Int64
   private let connection: MQTTConnection
@@ -217,18 +215,10 @@ public final class ReaderNode: Sendable {
     }
   }
 
-  /// Numbers, signs and queues one message in a single step (`publishing`), so messages leave
-  /// in the order of their counters. Taken apart, a heartbeat from the timer thread could
-  /// overtake a scan from the reader thread, and the dock would refuse the scan, older than the
-  /// last message it took, as a replay (seen on CI: the health message the connect sends,
-  /// overtaken by the first heartbeat's).
+  /// Numbers, signs and queues one message in a single step (`MessageCounter`).
   private func publish(_ kind: RemoteMessage.Kind, _ fill: (inout RemoteMessage) -> Void) {
     let key = configuration.key
-    publishing.withLock { _ in
-      let seq = state.withLock { state in
-        state.seq += 1
-        return state.seq
-      }
+    counter.next { seq in
       var message = RemoteMessage(
         reader: configuration.name, boot: boot, seq: seq, sentAt: wallMilliseconds(), kind: kind)
       fill(&message)

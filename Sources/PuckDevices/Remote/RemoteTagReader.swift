@@ -42,7 +42,6 @@ public final class RemoteTagReader: TagReader {
     var connection: MQTTConnection?
     var sequence = RemoteSequence()
     var polling = false
-    var seq: UInt64 = 0
     var health: DeviceCondition
     /// When a signed message last came (CLOCK_MONOTONIC), nil before the first.
     var lastHeard: MonotonicInstant?
@@ -61,8 +60,7 @@ public final class RemoteTagReader: TagReader {
   private let wallMilliseconds: @Sendable () -> Int64
   private let boot = ReaderKey.randomID()
   private let state: Mutex<State>
-  /// Held from taking a want's counter to queueing it (`publishWant`).
-  private let publishing = Mutex(())
+  private let counter = MessageCounter()
   private let thread: DeadlineThread?
 
   /// A remote reader; nothing happens until `start()`. `wallMilliseconds` is the wall clock in
@@ -251,12 +249,11 @@ public final class RemoteTagReader: TagReader {
   }
 
   private func publishWant(on given: MQTTConnection? = nil) {
-    // Numbered, signed and queued in one step, as the node's messages (`ReaderNode.publish`):
-    // wants leave in the order of their counters, so the node never refuses one as a replay.
-    publishing.withLock { _ in
-      let (connection, poll, seq) = state.withLock { state -> (MQTTConnection?, Bool, UInt64) in
-        state.seq += 1
-        return (given ?? (state.stopped ? nil : state.connection), state.polling, state.seq)
+    // Numbered, signed and queued in one step (`MessageCounter`), with the wish read under the
+    // counter: a higher counter never carries an older wish.
+    counter.next { seq in
+      let (connection, poll) = state.withLock { state in
+        (given ?? (state.stopped ? nil : state.connection), state.polling)
       }
       guard let connection else { return }
       var message = RemoteMessage(
