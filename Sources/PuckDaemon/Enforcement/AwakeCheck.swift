@@ -2,10 +2,12 @@ import PuckCore
 import PuckSystem
 
 /// The wake-up check (docs/DESIGN.md W17): `[enforcement] awake_check` after a wake-up ended
-/// with a scan, the dock chirps (`BeatPattern.awakeCheck`) and waits `answerWindow` for the dock
+/// with a scan, the dock chirps (`BeatPattern.awakeCheck`) and waits a minute for the dock
 /// button or `puckctl awake`; without an answer the wake-up opens again and rings until the
 /// next scan. The waiting check lives in `guards.json`, so a restart (or a crash) in between
-/// asks all the same. Both endings are recorded in history.
+/// asks all the same. Both endings are recorded in history. When to ask, what a due check does
+/// and what a restart keeps are the core's rules (`AwakeCheckState.step`); this is their shell:
+/// the timer, the chirp, the log and the saves.
 ///
 /// A check starts in the write that closes the wake-up, and an unanswered one ends in the write
 /// that opens it again: the check is put in or taken out of the record in memory, and the
@@ -13,9 +15,6 @@ import PuckSystem
 /// left `guards.json` with neither the wake-up nor its check, and whoever went back to bed was
 /// not woken again (`AwakeCheckKillTests`).
 final class AwakeCheck {
-  /// How long the dock waits for the answer once it has asked.
-  static let answerWindow: Int64 = 60
-
   private let dock: DockContext
   private let enforcement: Enforcement
   private let lines: DockLines
@@ -33,24 +32,19 @@ final class AwakeCheck {
   /// The check waiting, as saved.
   var state: AwakeCheckState? { dock.state.guardsFile.record.awakeCheck }
 
-  /// After start: a check that had asked asks again from now (the answer may have come while
-  /// puckd was down, and nobody heard the chirp); one not yet asked keeps its time.
+  /// After start: the saved check as a restart takes it back (`AwakeCheckState.resumed`).
   func resume() {
-    guard var check = state else { return }
-    if check.answerBy != nil {
-      check.answerBy = nil
-      check.askAt = dock.time.instant
-      store(check)
-    }
-    arm()
+    guard let check = state else { return }
+    let resumed = check.resumed(now: dock.time.instant)
+    if resumed != check { enforcement.record(.awakeCheck(resumed)) }
+    arm(for: resumed)
   }
 
   /// A wake-up is closing, before the save that closes it: a scan starts a check (when
   /// enabled), saved by that same write.
   func closing(_ entry: HistoryEntry) -> [RecordChange] {
     let delay = dock.settings.config.enforcement.awakeCheck
-    guard entry.outcome == .woke, delay > .zero else { return [] }
-    let check = AwakeCheckState(occurrence: entry.occurrence, askAt: dock.time.instant.adding(delay))
+    guard let check = AwakeCheckState.after(entry, delay: delay, now: dock.time.instant) else { return [] }
     Log.info("wake-up check at \(dock.settings.describe(check.askAt)) (awake_check = \(delay.configText))")
     arm(for: check)
     return [.awakeCheck(check)]
@@ -60,7 +54,7 @@ final class AwakeCheck {
   /// answer changes no wake-up, so the check's end is its one save, made before the answer is
   /// recorded: a crash between loses that record, and never asks again someone who answered.
   func confirm() -> Bool {
-    guard let check = state, check.answerBy != nil else { return false }
+    guard let check = state, check.isAsking else { return false }
     timer.disarm()
     enforcement.handle(.awakeConfirmed(check.occurrence), with: [.awakeCheck(nil)])
     dock.changes.mark(.status)
@@ -68,40 +62,30 @@ final class AwakeCheck {
   }
 
   private func due() {
-    guard var check = state else { return }
-    let now = dock.time.instant
-    if let answerBy = check.answerBy {
-      guard now >= answerBy else { return arm() }
-      // Saved with the reopened wake-up (or alone, when the alarm's guard was already open and
-      // ringing, a later occurrence, W10, and nothing reopens).
-      enforcement.handle(.awakeUnanswered(check.occurrence), with: [.awakeCheck(nil)])
-    } else {
-      guard now >= check.askAt else { return arm() }
-      check.answerBy = now.adding(seconds: Self.answerWindow)
-      store(check)
+    guard let check = state else { return }
+    switch check.step(at: dock.time.instant) {
+    case .wait:
+      return arm(for: check)
+    case .ask(let asking):
+      enforcement.record(.awakeCheck(asking))
       lines.buzzer.chirp(.awakeCheck)
       Log.notice(
         "wake-up check for \(check.occurrence.displayName): press the dock button or run 'puckctl awake' "
-          + "within \(Self.answerWindow) s, or it rings again")
-      arm()
+          + "within \(AwakeCheckState.answerWindow) s, or it rings again")
+      arm(for: asking)
+    case .unanswered(let occurrence):
+      // Saved with the reopened wake-up (or alone, when the alarm's guard was already open and
+      // ringing, a later occurrence, W10, and nothing reopens).
+      enforcement.handle(.awakeUnanswered(occurrence), with: [.awakeCheck(nil)])
     }
     dock.changes.mark(.status)
   }
 
-  private func arm() {
-    arm(for: state)
-  }
-
-  private func arm(for check: AwakeCheckState?) {
-    guard let check else { return timer.disarm() }
+  private func arm(for check: AwakeCheckState) {
     do {
-      try timer.arm(at: check.answerBy ?? check.askAt)
+      try timer.arm(at: check.dueAt)
     } catch {
       Log.error("could not arm the wake-up check's timer: \(error)")
     }
-  }
-
-  private func store(_ check: AwakeCheckState?) {
-    enforcement.record(.awakeCheck(check))
   }
 }
