@@ -14,31 +14,43 @@ enum PrivateFileError: Error {
 enum PrivateFile {
   /// The bytes of `path`; nil when it does not exist.
   static func read(_ path: String, expectedOwner: uid_t) throws(PrivateFileError) -> [UInt8]? {
-    // O_NOFOLLOW: a symbolic link here could point the daemon at anyone's file.
-    let file: FileDescriptor
+    let opened: (file: FileDescriptor, info: stat)?
     do throws(FileSystemError) {
-      file = try .open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+      opened = try open(path)
     } catch {
-      switch error.code {
-      case ENOENT: return nil
-      case ELOOP: throw .refused(.notARegularFile(path: path))
-      default: throw .fileSystem(error)
-      }
+      throw error.code == ELOOP ? .refused(.notARegularFile(path: path)) : .fileSystem(error)
     }
+    guard let (file, info) = opened else { return nil }
     defer { file.close() }
-    // Checked on the open descriptor, so the file judged is the file read.
-    var info = stat()
-    do throws(FileSystemError) {
-      try systemCall("check", path: path) { fstat(file.rawValue, &info) }
-    } catch {
-      throw .fileSystem(error)
-    }
     if let refusal = refusal(for: info, path: path, expectedOwner: expectedOwner) { throw .refused(refusal) }
     do throws(FileSystemError) {
       return try DurableFile.readAll(file.rawValue, path: path)
     } catch {
       throw .fileSystem(error)
     }
+  }
+
+  /// Opens `path` for reading and reads its owner, type and mode from the open descriptor, so
+  /// the file judged is the file read; nil when it does not exist. `O_NOFOLLOW`: a symbolic
+  /// link here could point the reader at anyone's file (it fails with `ELOOP`). `O_NONBLOCK`:
+  /// a FIFO put here would hold the open until something wrote to it; it opens at once, and
+  /// is refused as not a plain file.
+  static func open(_ path: String) throws(FileSystemError) -> (file: FileDescriptor, info: stat)? {
+    let file: FileDescriptor
+    do throws(FileSystemError) {
+      file = try .open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    } catch {
+      if error.code == ENOENT { return nil }
+      throw error
+    }
+    var info = stat()
+    do throws(FileSystemError) {
+      try systemCall("check", path: path) { fstat(file.rawValue, &info) }
+    } catch {
+      file.close()
+      throw error
+    }
+    return (file, info)
   }
 
   private static func refusal(for info: stat, path: String, expectedOwner: uid_t) -> PairingFileRefusal? {

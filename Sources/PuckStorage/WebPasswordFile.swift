@@ -66,25 +66,14 @@ public enum WebPasswordFile {
   /// The hash in `path`, after checking that only root (or the reader itself) can have written
   /// it and that others cannot read it.
   public static func read(_ path: String) throws(WebPasswordFileError) -> String {
-    // O_NOFOLLOW: a symbolic link here could point the web app at anyone's file. O_NONBLOCK:
-    // a FIFO put here would hold the open (and every request) until something wrote to it.
-    let file: FileDescriptor
+    let opened: (file: FileDescriptor, info: stat)?
     do throws(FileSystemError) {
-      file = try .open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+      opened = try PrivateFile.open(path)
     } catch {
-      switch error.code {
-      case ENOENT: throw .missing(path: path)
-      case ELOOP: throw .notARegularFile(path: path)
-      default: throw .fileSystem(error)
-      }
+      throw error.code == ELOOP ? .notARegularFile(path: path) : .fileSystem(error)
     }
+    guard let (file, info) = opened else { throw .missing(path: path) }
     defer { file.close() }
-    var info = stat()
-    do throws(FileSystemError) {
-      try systemCall("check", path: path) { fstat(file.rawValue, &info) }
-    } catch {
-      throw .fileSystem(error)
-    }
     guard info.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile(path: path) }
     guard info.st_uid == 0 || info.st_uid == geteuid() else {
       throw .wrongOwner(path: path, owner: info.st_uid)

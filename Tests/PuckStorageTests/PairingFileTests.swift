@@ -94,6 +94,32 @@ import Testing
     }
   }
 
+  @Test("a FIFO in the pairing file's place is refused at once, not waited on for a writer")
+  func fifoIsRefusedWithoutWaiting() throws {
+    defer { scratch.remove() }
+    try #require(mkfifo(pairing.path, 0o600) == 0)
+    // Loaded on a thread of its own: an open that waits for a writer fails the test instead
+    // of hanging the suite.
+    let finished = DispatchSemaphore(value: 0)
+    let outcome = LoadOutcome()
+    let file = pairing
+    Thread.detachNewThread {
+      outcome.set(Result { () throws(StorageError) in try file.load() })
+      finished.signal()
+    }
+    guard finished.wait(timeout: .now() + 10) == .success else {
+      Issue.record("loading the pairing file waited for a writer on the FIFO")
+      let writer = open(pairing.path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+      finished.wait()
+      if writer >= 0 { close(writer) }
+      return
+    }
+    #expect(throws: StorageError.pairingFileRefused(path: pairing.path, .notARegularFile(path: pairing.path)))
+    {
+      _ = try outcome.get()
+    }
+  }
+
   @Test func corruptPairingMeansNotPairedAndNoOlderTagComesBack() throws {
     defer { scratch.remove() }
     let older = Pairing(
@@ -144,4 +170,14 @@ import Testing
     #expect(try pairing.load().value == nil)
     try pairing.remove()
   }
+}
+
+/// What a load on another thread returned, handed over under a lock.
+private final class LoadOutcome: @unchecked Sendable {
+  private let lock = NSLock()
+  private var result: Result<StateLoad<Pairing>, StorageError>?
+
+  func set(_ result: Result<StateLoad<Pairing>, StorageError>) { lock.withLock { self.result = result } }
+
+  func get() throws(StorageError) -> StateLoad<Pairing>? { try lock.withLock { result }?.get() }
 }
