@@ -31,7 +31,7 @@ extension ClientCommands {
         + "\(stats.missed) missed; \(stats.bypasses) bypass\(stats.bypasses == 1 ? "" : "es")")
     lines.append("Getting up (first ring to scan, median):")
     for day in stats.byWeekday {
-      let median = day.medianSecondsToGetUp.map(StatusText.minutes) ?? "—"
+      let median = day.medianSecondsToGetUp.map(HistoryEntry.minutes) ?? "—"
       let column = median + String(repeating: " ", count: max(1, 12 - median.count))
       lines.append("  \(day.weekday)  \(column)(\(day.scans) scan\(day.scans == 1 ? "" : "s"))")
     }

@@ -10,11 +10,6 @@ struct StatusText {
     zone.describe(instant)
   }
 
-  /// `7 min 05 s`, `45 s`.
-  static func minutes(_ seconds: Int) -> String {
-    seconds < 60 ? "\(seconds) s" : "\(seconds / 60) min \(seconds % 60 < 10 ? "0" : "")\(seconds % 60) s"
-  }
-
   /// "in 7 h 12 min", "in 40 s".
   func relative(_ instant: Instant) -> String {
     let seconds = max(0, instant.seconds(since: now))
@@ -134,26 +129,12 @@ extension StatusText {
   /// `Mon 2026-03-02 06:41:12  06:30 alarm: woke with the puck …:33:44 on dock, 11 min 12 s
   /// after the first ring (06:30:00); 2 bypasses`.
   func historyLine(_ entry: HistoryEntry) -> String {
-    let bypasses = "\(entry.bypassCount) bypass\(entry.bypassCount == 1 ? "" : "es")"
-    let took = entry.openedAt.map { opened -> String in
+    let firstRing = entry.openedAt.map { opened -> String in
       let first = Instant.iso8601(unixSeconds: opened.unixSeconds, offset: zone.offset(at: opened))
-      let clock = first.split(separator: "T").last.map { String($0.prefix(8)) } ?? first
-      return
-        "\(Self.minutes(Int(max(0, entry.closedAt.seconds(since: opened))))) after the first ring (\(clock))"
+      return " (\(first.split(separator: "T").last.map { String($0.prefix(8)) } ?? first))"
     }
-    let what: String
-    switch entry.outcome {
-    case .woke:
-      let puck = entry.puck.map { " \($0)" } ?? ""
-      let reader = entry.reader.map { " on \($0)" } ?? ""
-      what = "woke with the puck\(puck)\(reader)\(took.map { ", \($0)" } ?? ""); \(bypasses)"
-    case .stopped: what = "stopped (no puck needed)\(took.map { ", \($0)" } ?? ""); \(bypasses)"
-    case .overridden: what = "OVERRIDDEN without a scan\(took.map { ", \($0)" } ?? ""); \(bypasses)"
-    case .missed: what = "MISSED (the dock was down)"
-    case .awake: what = "the wake-up check was answered: up"
-    case .reopened: what = "NO ANSWER to the wake-up check: the wake-up opened again"
-    }
-    return "\(local(entry.closedAt))  \(entry.occurrence.displayName): \(what)"
+    return
+      "\(local(entry.closedAt))  \(entry.occurrence.displayName): \(entry.ending(firstRing: firstRing ?? ""))"
   }
 }
 

@@ -29,28 +29,7 @@ public enum HistoryPage {
 
   /// One wake-up: the alarm, how it ended, what it took.
   static func line(_ entry: HistoryEntry, time: TimeText) -> String {
-    let bypasses = "\(entry.bypassCount) bypass\(entry.bypassCount == 1 ? "" : "es")"
-    let took = entry.openedAt.map { opened in
-      "\(minutes(Int(max(0, entry.closedAt.seconds(since: opened))))) after the first ring"
-    }
-    let how: String
-    switch entry.outcome {
-    case .woke:
-      let puck = entry.puck.map { " \($0)" } ?? ""
-      let reader = entry.reader.map { " on \($0)" } ?? ""
-      how = "woke with the puck\(puck)\(reader)\(took.map { ", \($0)" } ?? ""); \(bypasses)"
-    case .stopped: how = "stopped (no puck needed)\(took.map { ", \($0)" } ?? ""); \(bypasses)"
-    case .overridden: how = "OVERRIDDEN without a scan\(took.map { ", \($0)" } ?? ""); \(bypasses)"
-    case .missed: how = "MISSED (the dock was down)"
-    case .awake: how = "the wake-up check was answered: up"
-    case .reopened: how = "no answer to the wake-up check: the wake-up opened again"
-    }
-    return "\(entry.occurrence.displayName): \(how)"
-  }
-
-  /// `7 min 05 s`, `45 s`.
-  static func minutes(_ seconds: Int) -> String {
-    seconds < 60 ? "\(seconds) s" : "\(seconds / 60) min \(seconds % 60 < 10 ? "0" : "")\(seconds % 60) s"
+    "\(entry.occurrence.displayName): \(entry.ending())"
   }
 
   static func figures(_ stats: WakeStats) -> HTML {
