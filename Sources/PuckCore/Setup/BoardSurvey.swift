@@ -190,24 +190,33 @@ public struct BoardSurvey: Hashable, Sendable, Codable {
       }
       if uartOn { candidates.append("pn532_uart:" + uart) }
     }
-    let i2c = config.has("dtparam", "i2c_arm") || config.has("dtparam", "i2c")
-    let i2cDevice = facts.devices.contains("/dev/i2c-1")
-    findings.append(
-      Finding(
-        name: "i2c", ok: i2c || i2cDevice, needed: false,
-        detail: i2cDevice
-          ? "I²C bus 1 is on (/dev/i2c-1)" : i2c ? "I²C is on in \(facts.configPath)" : "I²C is off",
-        fix: i2c || i2cDevice ? nil : "only for a reader on I²C: sudo raspi-config nonint do_i2c 0"))
-    let spi = config.has("dtparam", "spi")
-    let spiDevice = facts.devices.contains("/dev/spidev0.0")
-    findings.append(
-      Finding(
-        name: "spi", ok: spi || spiDevice, needed: false,
-        detail: spiDevice
-          ? "SPI 0 is on (/dev/spidev0.0)" : spi ? "SPI is on in \(facts.configPath)" : "SPI is off",
-        fix: spi || spiDevice ? nil : "only for a reader on SPI: sudo raspi-config nonint do_spi 0"))
-    if i2cDevice { candidates.append("pn532_i2c:/dev/i2c-1") }
-    if spiDevice { candidates.append("pn532_spi:/dev/spidev0.0") }
+    // The buses a reader may sit on besides the UART: on in config.txt, or their device there.
+    let buses = [
+      (
+        name: "i2c", title: "I²C", bus: "I²C bus 1", device: "/dev/i2c-1", driver: "pn532_i2c",
+        raspi: "do_i2c",
+        on: config.has("dtparam", "i2c_arm") || config.has("dtparam", "i2c")
+      ),
+      (
+        name: "spi", title: "SPI", bus: "SPI 0", device: "/dev/spidev0.0", driver: "pn532_spi",
+        raspi: "do_spi",
+        on: config.has("dtparam", "spi")
+      ),
+    ]
+    for bus in buses {
+      let present = facts.devices.contains(bus.device)
+      findings.append(
+        Finding(
+          name: bus.name, ok: bus.on || present, needed: false,
+          detail: present
+            ? "\(bus.bus) is on (\(bus.device))"
+            : bus.on ? "\(bus.title) is on in \(facts.configPath)" : "\(bus.title) is off",
+          fix: bus.on || present
+            ? nil : "only for a reader on \(bus.title): sudo raspi-config nonint \(bus.raspi) 0"))
+    }
+    for bus in buses where facts.devices.contains(bus.device) {
+      candidates.append("\(bus.driver):\(bus.device)")
+    }
     candidates.append("acr122_usb")
     self.findings = findings
     uartReady = readerUART != nil && findings.allSatisfy { $0.ok || !$0.needed }

@@ -125,4 +125,21 @@ import Testing
     #expect(other.readerCandidates == ["pn532_spi:/dev/spidev0.0", "acr122_usb"])
     #expect(survey(nil).model == "unknown")
   }
+
+  @Test("I²C and SPI: on by their device or by config.txt, never needed, and what turns each on")
+  func theOtherBuses() throws {
+    let board = survey(
+      "Raspberry Pi 4 Model B Rev 1.4", config: "dtparam=i2c_arm=on\n", devices: ["/dev/spidev0.0"])
+    let i2c = try #require(finding("i2c", in: board))
+    #expect(i2c.ok && !i2c.needed && i2c.fix == nil)
+    #expect(i2c.detail == "I²C is on in /boot/firmware/config.txt")
+    let spi = try #require(finding("spi", in: board))
+    #expect(spi.ok && !spi.needed && spi.detail == "SPI 0 is on (/dev/spidev0.0)")
+    #expect(board.readerCandidates.contains("pn532_spi:/dev/spidev0.0"))
+    #expect(!board.readerCandidates.contains { $0.hasPrefix("pn532_i2c") }, "no device, no probe")
+    let none = survey("Raspberry Pi 4 Model B Rev 1.4")
+    #expect(finding("i2c", in: none)?.detail == "I²C is off")
+    #expect(finding("i2c", in: none)?.fix == "only for a reader on I²C: sudo raspi-config nonint do_i2c 0")
+    #expect(finding("spi", in: none)?.fix == "only for a reader on SPI: sudo raspi-config nonint do_spi 0")
+  }
 }
