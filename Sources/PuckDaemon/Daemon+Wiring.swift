@@ -46,4 +46,18 @@ extension Daemon {
     // A reader thread stuck inside libnfc is found at each tick and reported as a fault.
     watchdog.onTick = { [unowned readers] in readers.refreshProgress() }
   }
+
+  /// Every back edge the components declare (`Wired`), by name, and whether `wire()` set it.
+  /// Read by reflection from each component the daemon holds, so `DaemonWiringTests` names a
+  /// slot added without its line in `wire()`, instead of the first test that happens to reach
+  /// it trapping.
+  public var backEdges: [String: Bool] {
+    var edges: [String: Bool] = [:]
+    for component in Mirror(reflecting: self).children {
+      for case let slot as WiredSlot in Mirror(reflecting: component.value).children.map(\.value) {
+        edges[slot.slotName] = slot.isWired
+      }
+    }
+    return edges
+  }
 }

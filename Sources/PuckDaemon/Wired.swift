@@ -19,3 +19,14 @@ struct Wired<Value> {
     set { value = newValue }
   }
 }
+
+/// A `Wired` slot seen without its value's type: its name, and whether it was wired.
+protocol WiredSlot {
+  var slotName: String { get }
+  var isWired: Bool { get }
+}
+
+extension Wired: WiredSlot {
+  var slotName: String { "\(name)" }
+  var isWired: Bool { value != nil }
+}
