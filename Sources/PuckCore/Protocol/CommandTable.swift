@@ -152,7 +152,7 @@ extension CommandName {
           to the paired pucks under NAME (default: primary for the first, then puck 2, …; at most
           8 pucks). Any paired puck ends a wake-up: pair a backup and keep it elsewhere. Refused
           while a wake-up is open. In --simulate mode the scans come from 'puckctl scan UID'.
-          --timeout: seconds to wait for each scan (default 30s).
+          --timeout: seconds to wait for each of the two scans (default 30s).
           """)
     case .unpair:
       return CommandSpec(
@@ -188,7 +188,9 @@ extension CommandName {
           ends, and as (dock paused until DATE) when the whole dock is paused, which 'resume' ends.
           """)
     case .alarmRemove:
-      return CommandSpec(self, .member, [.alarmID], summary: "remove an alarm")
+      return CommandSpec(
+        self, .member, [.alarmID], summary: "remove an alarm",
+        details: "'rm', 'enable', 'disable' and 'skip' are refused for an alarm whose wake-up is open.")
     case .alarmEnable:
       return CommandSpec(self, .member, [.alarmID], summary: "let an alarm ring again")
     case .alarmDisable:
@@ -292,6 +294,7 @@ extension CommandName {
           with the buzzer pattern, then asks you to scan your puck and waits (default 30 s; 0 does
           not ask), and reports one line per part: reader, audio, buzzer, button, LED and the puck.
           Exits non-zero if any part failed. Simulated: send the scan with 'puckctl scan UID'.
+          Refused while a wake-up is open: the puck's scan belongs to the wake-up.
           """)
     case .acknowledge:
       return CommandSpec(
@@ -331,7 +334,7 @@ extension CommandName {
           (1-32 of a-z 0-9 - _), makes its key and prints what to install on the node. Scans it
           signs with that key can end a wake-up from then on. --key-stdin takes the key another
           dock made for the same node (64 hex digits on standard input) instead of a new one, so
-          two docks share one reader node.
+          two docks share one reader node. Refused while a wake-up is open.
           """)
     case .readerRemove:
       return CommandSpec(

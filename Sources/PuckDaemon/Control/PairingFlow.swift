@@ -10,6 +10,8 @@ final class PairingFlow {
   /// (pairing takes the same tag twice).
   private struct Enrolment {
     let name: String
+    /// How long each of the two scans is waited for, in seconds.
+    let timeout: Int
     var first: TagUID?
   }
 
@@ -48,10 +50,9 @@ final class PairingFlow {
         .refused, "\(Pairing.maximumPucks) pucks are paired, the most a dock keeps; unpair one first")
     }
     session = try ControlFailure.failing {
-      try ClientSession(client: client, detail: Enrolment(name: name), dock: dock, after: .seconds(timeout)) {
-        [unowned self] in
-        self.finish(.failure(.failed, "no tag seen within \(timeout) s; nothing paired"))
-      }
+      try ClientSession(
+        client: client, detail: Enrolment(name: name, timeout: timeout), dock: dock, after: .seconds(timeout)
+      ) { [unowned self] in self.expired() }
     }
     dock.changes.mark([.devices, .polling, .status])
     Log.info("pairing: waiting for a tag (\(timeout) s) to pair as '\(name)'")
@@ -86,6 +87,12 @@ final class PairingFlow {
     guard let first = current.detail.first else {
       current.detail.first = uid
       session = current
+      // The second scan gets the whole timeout too: the first may have come at its last second.
+      do {
+        try current.extend(after: .seconds(current.detail.timeout))
+      } catch {
+        Log.warning("pairing: the wait for the second scan keeps the first's deadline: \(error)")
+      }
       current.client.send(.progress("got \(uid.masked); lift it and present the same tag again to confirm"))
       return
     }
@@ -113,6 +120,18 @@ final class PairingFlow {
     finish(
       .success(
         "paired \(puck.display).\(others) Put it where you must walk to (the kitchen, not the nightstand)."))
+  }
+
+  /// The scan waited for did not come in time.
+  private func expired() {
+    guard let current = session else { return }
+    let timeout = current.detail.timeout
+    finish(
+      .failure(
+        .failed,
+        current.detail.first == nil
+          ? "no tag seen within \(timeout) s; nothing paired"
+          : "the same tag was not presented again within \(timeout) s; nothing paired"))
   }
 
   private func finish(_ reply: ControlReply) {

@@ -41,7 +41,8 @@ extension RequestRouter {
   }
 
   func setEnabled(_ id: AlarmID, _ enabled: Bool, client: ControlServer.Client) throws(ControlFailure) {
-    try changeAlarm(id, client: client, verb: enabled ? "enabled" : "disabled") { book, index in
+    let verb = enabled ? "enabled" : "disabled"
+    try changeAlarm(id, client: client, verb: verb, refusedIfOpen: verb) { book, index in
       // Enabled while the clock is behind the handled point, it rings in the re-lived window.
       if enabled && !book.alarms[index].enabled { self.schedule.startCounting(id) }
       book.alarms[index].enabled = enabled

@@ -5,6 +5,11 @@ import PuckDevices
 /// `puckctl reader add|rm|list`: enrolling the remote readers (docs/DESIGN.md M1).
 extension RequestRouter {
   func addReader(_ name: String, key given: String?) throws(ControlFailure) -> ControlReply {
+    // A reader enrolled now, with a key of root's choosing, could end the wake-up with a signed
+    // scan and no override: enrolling is a pairing change (docs/DESIGN.md P3).
+    guard !enforcement.isOpen else {
+      throw ControlFailure(.refused, "a wake-up is open; a reader cannot be enrolled until the puck ends it")
+    }
     guard !devices.remoteReaders.names.contains(name) else {
       throw ControlFailure(
         .refused,

@@ -94,7 +94,10 @@ final class RequestRouter {
       client.send(try history(limit: try required(request.integer(.limit)), before: request.integer(.before)))
     case .alarmAdd: try addAlarm(try required(request.alarmDraft), client: client)
     case .alarmRemove:
-      try changeAlarm(try required(request.alarmID), client: client, verb: "removed") { book, index in
+      try changeAlarm(
+        try required(request.alarmID), client: client, verb: "removed", refusedIfOpen: "removed"
+      ) {
+        book, index in
         book.alarms.remove(at: index)
       }
     case .alarmEnable: try setEnabled(try required(request.alarmID), true, client: client)
@@ -124,6 +127,12 @@ final class RequestRouter {
       reply.pucks = dock.state.pairing.pucks.map(PuckView.init)
       client.send(reply)
     case .test:
+      // A rehearsal waiting for the puck would take the scan that ends the wake-up.
+      guard !enforcement.isOpen else {
+        throw ControlFailure(
+          .refused,
+          "a wake-up is open; a rehearsal would take the puck's scan: end the wake-up with the puck first")
+      }
       try flows.rehearsal.start(
         seconds: try required(request.integer(.seconds)),
         scanSeconds: try required(request.integer(.scanSeconds)),
