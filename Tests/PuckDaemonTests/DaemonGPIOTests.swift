@@ -25,7 +25,8 @@ private final class GPIODock: @unchecked Sendable {
 
   var socket: String { directory + "/puckd.sock" }
 
-  init() throws {
+  /// `buzzerOn`: how long each beep lasts (a long one holds the line on for a stop to meet).
+  init(buzzerOn: String = "100ms") throws {
     directory =
       FileManager.default.temporaryDirectory.appendingPathComponent(
         "gpio-dock-\(UUID().uuidString.prefix(8))"
@@ -37,7 +38,7 @@ private final class GPIODock: @unchecked Sendable {
       device = nosuchdevice
       [buzzer]
       line = 18
-      on = 100ms
+      on = \(buzzerOn)
       off = 100ms
       [button]
       line = 17
@@ -184,5 +185,23 @@ struct DaemonGPIOTests {
     #expect(dock.buzzer.released)
     #expect(dock.led.released)
     #expect(dock.button.released)
+  }
+
+  @Test("a clean stop (SIGTERM's path) while the buzzer is driven on drives it off and releases the line")
+  func stopWhileTheBuzzerSounds() throws {
+    let dock = try GPIODock(buzzerOn: "10s")
+    try dock.start()
+    let fire = Instant(unixSeconds: Int64(Date().timeIntervalSince1970) + 2).utcDateAndTime
+    let time = WallTime(
+      hour: fire.secondsOfDay / 3600, minute: fire.secondsOfDay / 60 % 60, second: fire.secondsOfDay % 60)
+    #expect(
+      try dock.request(ControlRequest(adding: AlarmDraft(time: time, recurrence: .once(fire.date)))).ok
+        == true)
+    // Each beep of the ring holds the line on for 10 s: the stop comes while it is on.
+    try waitFor("the alarm rings") { try dock.guards().first?.ringing == true }
+    try waitFor("the buzzer is driven on") { dock.buzzer.level == true }
+    #expect(dock.stop() == 0)
+    #expect(dock.buzzer.level == false, "driven off on the way out")
+    #expect(dock.buzzer.released)
   }
 }
