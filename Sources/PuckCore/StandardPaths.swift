@@ -17,7 +17,9 @@ public struct StandardPaths: Hashable, Sendable {
     let home = variable("HOME") ?? "/tmp"
     config = (variable("XDG_CONFIG_HOME") ?? home + "/.config") + "/puckalarm/puckd.conf"
     stateDirectory = (variable("XDG_STATE_HOME") ?? home + "/.local/state") + "/puckalarm"
-    let runtime = variable("XDG_RUNTIME_DIR") ?? "/tmp/puckalarm-" + (variable("USER") ?? "user")
+    // Without a runtime directory (su, runuser, cron), a folder of the user's own, never a
+    // name in /tmp that another user could take first and answer in the daemon's place.
+    let runtime = variable("XDG_RUNTIME_DIR") ?? home + "/.cache"
     socket = runtime + "/puckalarm/puckd.sock"
   }
 }
