@@ -117,6 +117,14 @@ private final class GPIODock: @unchecked Sendable {
     }
   }
 
+  /// Adds a one-shot alarm `seconds` from now (the daemon runs in UTC).
+  func addAlarm(inSeconds seconds: Int64) throws -> ControlReply {
+    let fire = Instant(unixSeconds: Int64(Date().timeIntervalSince1970) + seconds).utcDateAndTime
+    let time = WallTime(
+      hour: fire.secondsOfDay / 3600, minute: fire.secondsOfDay / 60 % 60, second: fire.secondsOfDay % 60)
+    return try request(ControlRequest(adding: AlarmDraft(time: time, recurrence: .once(fire.date))))
+  }
+
   func guards() throws -> [GuardView] { try request(ControlRequest(.status)).status?.guards ?? [] }
 
   func device(_ name: String) throws -> DeviceHealth? {
@@ -136,13 +144,7 @@ struct DaemonGPIOTests {
     #expect(try dock.device("buzzer")?.state == .ok)
 
     // An alarm two seconds ahead (the tag was paired before the start).
-    let now = Int64(Date().timeIntervalSince1970)
-    let fire = Instant(unixSeconds: now + 2).utcDateAndTime
-    let time = WallTime(
-      hour: fire.secondsOfDay / 3600, minute: fire.secondsOfDay / 60 % 60, second: fire.secondsOfDay % 60)
-    #expect(
-      try dock.request(ControlRequest(adding: AlarmDraft(time: time, recurrence: .once(fire.date)))).ok
-        == true)
+    #expect(try dock.addAlarm(inSeconds: 2).ok == true)
 
     try waitFor("the alarm rings") { try dock.guards().first?.ringing == true }
     try waitFor("the buzzer sounds") { dock.buzzer.drives.contains { $0.on } }
@@ -165,13 +167,7 @@ struct DaemonGPIOTests {
 
     // The dock button is a bypass too (pressed and released, well past the debounce).
     #expect(try dock.request(ControlRequest(.override)).ok == true)
-    let second = Instant(unixSeconds: Int64(Date().timeIntervalSince1970) + 2).utcDateAndTime
-    let secondTime = WallTime(
-      hour: second.secondsOfDay / 3600, minute: second.secondsOfDay / 60 % 60,
-      second: second.secondsOfDay % 60)
-    #expect(
-      try dock.request(ControlRequest(adding: AlarmDraft(time: secondTime, recurrence: .once(second.date))))
-        .ok == true)
+    #expect(try dock.addAlarm(inSeconds: 2).ok == true)
     try waitFor("the second alarm rings") { try dock.guards().first?.ringing == true }
     let pressed = MonotonicInstant.now()
     dock.button.push([GPIOEdge(.rising, at: pressed), GPIOEdge(.falling, at: pressed + .milliseconds(200))])
@@ -191,12 +187,7 @@ struct DaemonGPIOTests {
   func stopWhileTheBuzzerSounds() throws {
     let dock = try GPIODock(buzzerOn: "10s")
     try dock.start()
-    let fire = Instant(unixSeconds: Int64(Date().timeIntervalSince1970) + 2).utcDateAndTime
-    let time = WallTime(
-      hour: fire.secondsOfDay / 3600, minute: fire.secondsOfDay / 60 % 60, second: fire.secondsOfDay % 60)
-    #expect(
-      try dock.request(ControlRequest(adding: AlarmDraft(time: time, recurrence: .once(fire.date)))).ok
-        == true)
+    #expect(try dock.addAlarm(inSeconds: 2).ok == true)
     // Each beep of the ring holds the line on for 10 s: the stop comes while it is on.
     try waitFor("the alarm rings") { try dock.guards().first?.ringing == true }
     try waitFor("the buzzer is driven on") { dock.buzzer.level == true }
