@@ -94,10 +94,8 @@ final class RequestRouter {
       client.send(try history(limit: try required(request.integer(.limit)), before: request.integer(.before)))
     case .alarmAdd: try addAlarm(try required(request.alarmDraft), client: client)
     case .alarmRemove:
-      try changeAlarm(
-        try required(request.alarmID), client: client, verb: "removed", refusedIfOpen: "removed"
-      ) {
-        book, index in
+      let id = try required(request.alarmID)
+      try changeAlarm(id, client: client, verb: "removed", refusedIfOpen: "removed") { book, index in
         book.alarms.remove(at: index)
       }
     case .alarmEnable: try setEnabled(try required(request.alarmID), true, client: client)

@@ -9,7 +9,7 @@ public enum HistoryPage {
     flash: Flash?
   ) -> HTML {
     let items = entries.reversed().map { entry -> HTML in
-      "<li><strong>\(time.local(entry.closedAt))</strong><br>\(line(entry, time: time))</li>"
+      "<li><strong>\(time.local(entry.closedAt))</strong><br>\(entry.occurrence.displayName): \(entry.ending())</li>"
     }
     let list: HTML =
       entries.isEmpty
@@ -25,11 +25,6 @@ public enum HistoryPage {
         <div class="actions">\(older)<a class="button secondary" href="/history.csv" download>Download CSV</a></div>
         </section>
         """)
-  }
-
-  /// One wake-up: the alarm, how it ended, what it took.
-  static func line(_ entry: HistoryEntry, time: TimeText) -> String {
-    "\(entry.occurrence.displayName): \(entry.ending())"
   }
 
   static func figures(_ stats: WakeStats) -> HTML {
