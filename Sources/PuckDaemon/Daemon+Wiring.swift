@@ -48,16 +48,29 @@ extension Daemon {
   }
 
   /// Every back edge the components declare (`Wired`), by name, and whether `wire()` set it.
-  /// Read by reflection from each component the daemon holds, so `DaemonWiringTests` names a
-  /// slot added without its line in `wire()`, instead of the first test that happens to reach
-  /// it trapping.
+  /// Read by reflection from the components the daemon holds and the values and objects they
+  /// hold in turn, two levels down (`DockState.files` is one), never into collections; so
+  /// `DaemonWiringTests` names a slot added without its line in `wire()`, instead of the first
+  /// test that happens to reach it trapping.
   public var backEdges: [String: Bool] {
     var edges: [String: Bool] = [:]
-    for component in Mirror(reflecting: self).children {
-      for case let slot as WiredSlot in Mirror(reflecting: component.value).children.map(\.value) {
+    var seen: Set<ObjectIdentifier> = [ObjectIdentifier(self)]
+    func visit(_ value: Any, depth: Int) {
+      if let slot = value as? WiredSlot {
         edges[slot.slotName] = slot.isWired
+        return
       }
+      let mirror = Mirror(reflecting: value)
+      switch mirror.displayStyle {
+      case .class?:
+        guard seen.insert(ObjectIdentifier(value as AnyObject)).inserted else { return }
+      case .struct?, .optional?: break
+      default: return
+      }
+      guard depth > 0 else { return }
+      for child in mirror.children { visit(child.value, depth: depth - 1) }
     }
+    for component in Mirror(reflecting: self).children { visit(component.value, depth: 2) }
     return edges
   }
 }
