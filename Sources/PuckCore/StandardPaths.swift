@@ -17,8 +17,9 @@ public struct StandardPaths: Hashable, Sendable {
     let home = variable("HOME") ?? "/tmp"
     config = (variable("XDG_CONFIG_HOME") ?? home + "/.config") + "/puckalarm/puckd.conf"
     stateDirectory = (variable("XDG_STATE_HOME") ?? home + "/.local/state") + "/puckalarm"
-    // Without a runtime directory (su, runuser, cron), a folder of the user's own, never a
-    // name in /tmp that another user could take first and answer in the daemon's place.
+    // Without a runtime directory (su, runuser, cron), a folder of the user's own, not a name
+    // in /tmp that another user could take first and answer in the daemon's place. (HOME comes
+    // from the passwd entry when unset: `withHome` in PuckSystem, which puckd and puckctl use.)
     let runtime = variable("XDG_RUNTIME_DIR") ?? home + "/.cache"
     socket = runtime + "/puckalarm/puckd.sock"
   }

@@ -1,5 +1,6 @@
 import Glibc
 import PuckCore
+import PuckSystem
 
 /// How `puckd` was asked to run: paths and mode.
 public struct DaemonOptions: Sendable {
@@ -21,7 +22,7 @@ public struct DaemonOptions: Sendable {
 
   /// Defaults (docs/DESIGN.md D11): system paths for root, XDG paths for a normal user (development).
   public static func defaults(environment: [String: String], isRoot: Bool = geteuid() == 0) -> DaemonOptions {
-    let paths = StandardPaths(environment: environment, isRoot: isRoot)
+    let paths = StandardPaths(environment: withHome(environment), isRoot: isRoot)
     return DaemonOptions(
       configPath: paths.config, stateDirectory: paths.stateDirectory, socketPath: paths.socket,
       simulate: false)

@@ -13,7 +13,8 @@ enum PuckCtl {
     ([
       "usage: puckctl [--socket PATH] COMMAND [ARGS]",
       "(the socket defaults to $PUCK_SOCKET, else your own $XDG_RUNTIME_DIR/puckalarm/puckd.sock",
-      "when it exists, else the system daemon's /run/puckalarm/puckd.sock)",
+      "($HOME/.cache/puckalarm/puckd.sock without it) when it exists, else the system daemon's",
+      "/run/puckalarm/puckd.sock)",
       "",
       "Commands:",
     ] + CommandTable.listing + [
@@ -25,7 +26,7 @@ enum PuckCtl {
 
   static func main() -> Int32 {
     var arguments = Array(CommandLine.arguments.dropFirst())
-    let environment = ProcessInfo.processInfo.environment
+    let environment = withHome(ProcessInfo.processInfo.environment)
     // --socket, else $PUCK_SOCKET (handy for the demo), else the standard path.
     var socketPath =
       environment["PUCK_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultSocket(environment)

@@ -129,7 +129,7 @@ final class RequestRouter {
       guard !enforcement.isOpen else {
         throw ControlFailure(
           .refused,
-          "a wake-up is open; a rehearsal would take the puck's scan: end the wake-up with the puck first")
+          "a wake-up is open; rehearse once the puck has ended it (a rehearsal would take its scan)")
       }
       try flows.rehearsal.start(
         seconds: try required(request.integer(.seconds)),
