@@ -7,12 +7,8 @@ import Testing
 @Suite struct DaemonWiringTests {
   /// The slots the daemon's sources declare: `@Wired("Component.slot")`.
   private func declaredSlots() throws -> Set<String> {
-    let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Sources/PuckDaemon")
-    let files = try #require(FileManager.default.enumerator(atPath: sources.path))
     var names: Set<String> = []
-    for case let file as String in files where file.hasSuffix(".swift") {
-      let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+    for (_, text) in try daemonSources() {
       for match in text.matches(of: #/@Wired\("([A-Za-z]+\.[A-Za-z]+)"\)/#) {
         names.insert(String(match.output.1))
       }

@@ -7,12 +7,8 @@ import Testing
 struct OneWriterTests {
   @Test("only Enforcement changes or saves the record; every other component hands it a RecordChange")
   func onlyEnforcementWrites() throws {
-    let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Sources/PuckDaemon")
-    let files = try #require(FileManager.default.enumerator(atPath: sources.path))
     var writers: Set<String> = []
-    for case let name as String in files where name.hasSuffix(".swift") {
-      let text = try String(contentsOf: sources.appendingPathComponent(name), encoding: .utf8)
+    for (name, text) in try daemonSources() {
       for call in ["guardsFile.apply(", "guardsFile.commit(", "guardsFile.save("] where text.contains(call) {
         writers.insert(name)
       }
