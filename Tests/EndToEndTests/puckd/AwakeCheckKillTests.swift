@@ -30,7 +30,7 @@ struct AwakeCheckKillTests {
   )
   func killedWhileTheScanCloses() throws {
     // The check waits an hour: nothing else writes while the scan's saves are counted.
-    let found = KillPoints.each(1...10) { invocation in
+    let found = KillPoints.untilOneGetsPast(1...10) { invocation in
       let dock = try Self.dock(awakeCheck: "1h")
       let strace = try Self.trace(dock, killingAtRename: invocation)
       let scanned = try? dock.ctl("scan", Self.puck)
@@ -46,7 +46,7 @@ struct AwakeCheckKillTests {
     "no answer to the check: at every kill while it opens the wake-up again, the wake-up is open or the check waits"
   )
   func killedWhileTheUnansweredCheckReopens() throws {
-    let found = KillPoints.each(1...5) { invocation in
+    let found = KillPoints.untilOneGetsPast(1...5) { invocation in
       let dock = try Self.dock(awakeCheck: "1s")
       guard try dock.ctl("scan", Self.puck).stdout.contains("wake-up complete") else {
         throw HarnessError("the scan did not end the wake-up")
@@ -119,12 +119,9 @@ struct AwakeCheckKillTests {
         #expect(finished(left), "\(point): the run went on to \(left)")
       }
     }
-    #expect(survived, "every kill point was reached: the run's last renames went untested")
-    print(
-      "wake-up check by kill: "
-        + found.sorted { $0.key < $1.key }.map {
-          "rename #\($0.key): \((try? $0.value.get())?.description ?? "error")"
-        }
-        .joined(separator: "; "))
+    #expect(
+      survived,
+      "every kill point was reached: the run's last renames went untested: \(KillPoints.summary(found))")
+    print("wake-up check by kill, at each rename: \(KillPoints.summary(found))")
   }
 }

@@ -79,7 +79,8 @@ struct TornWriteKillTests {
   }
 
   /// Attaches strace to the running daemon, every thread, with a SIGKILL at the `invocation`-th
-  /// of the system calls `calls`; returns once it is attached.
+  /// of the system calls `calls`; returns once it is attached. The calls it sees go to
+  /// `traceLog(dock)`, its own messages beside them.
   static func attachStrace(to dock: DaemonHarness, killingAt calls: String, _ invocation: Int) throws
     -> Process
   {
@@ -88,25 +89,57 @@ struct TornWriteKillTests {
     // not yet attached can stay untraced for good (seen once under ThreadSanitizer on a loaded
     // machine). Such an attach is let go and made again; no traced call has run yet, since the
     // request comes only after the attach.
+    let messages = dock.directory.appendingPathComponent("strace.err").path
     var attempt = 1
     while true {
       let strace = Process()
       strace.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
       strace.arguments = [
-        "-f", "-qq", "-o", "/dev/null", "-p", String(pid), "-e", "trace=\(calls)",
+        "-f", "-q", "-o", traceLogPath(dock), "-p", String(pid), "-e", "trace=\(calls)",
         "-e", "inject=\(calls):signal=KILL:when=\(invocation)",
       ]
-      strace.standardError = FileHandle.nullDevice
-      try strace.spawn()
+      try strace.run(appendingOutputTo: messages)
       do {
-        try waitUntil(timeout: 10, "strace is attached to every thread of puckd") { isTraced(pid) }
+        try waitUntil(timeout: 20, "strace is attached to every thread of puckd") {
+          guard strace.isRunning else { throw HarnessError("strace ended") }
+          return isTraced(pid)
+        }
         return strace
-      } catch  where attempt < 3 {
-        kill(strace.processIdentifier, SIGKILL)
-        strace.waitUntilExit()
+      } catch {
+        if strace.isRunning {
+          kill(strace.processIdentifier, SIGKILL)
+          strace.waitUntilExit()
+        }
         try waitUntil(timeout: 10, "strace has let go of puckd") { !isTraced(pid) }
+        guard attempt < 5 else {
+          let said = (try? String(contentsOfFile: messages, encoding: .utf8)) ?? ""
+          throw HarnessError(
+            "strace never attached to every thread of puckd in \(attempt) attempts (\(error)); "
+              + "untraced: \(untracedThreads(pid)); strace said: \(said.suffix(1_000))")
+        }
         attempt += 1
       }
+    }
+  }
+
+  /// Where `attachStrace` writes the calls strace sees, and how a traced process ended.
+  static func traceLogPath(_ dock: DaemonHarness) -> String {
+    dock.directory.appendingPathComponent("strace.log").path
+  }
+
+  /// What strace wrote of the last attach.
+  static func traceLog(_ dock: DaemonHarness) -> String {
+    (try? String(contentsOfFile: traceLogPath(dock), encoding: .utf8)) ?? ""
+  }
+
+  /// Whether strace's SIGKILL ended the traced process: a crash, or a kill from elsewhere, is
+  /// a finding of its own and not a kill point.
+  static func expectKilledByStrace(_ dock: DaemonHarness, at point: String) throws {
+    let trace = traceLog(dock)
+    guard trace.contains("+++ killed by SIGKILL +++") else {
+      throw HarnessError(
+        "\(point): puckd ended, but not by strace's SIGKILL; strace saw:\n\(trace.suffix(2_000))\n"
+          + "puckd's log ends:\n\(dock.log.suffix(2_000))")
     }
   }
 
@@ -134,6 +167,7 @@ struct TornWriteKillTests {
       return .survived
     }
     strace.waitUntilExit()
+    try expectKilledByStrace(dock, at: "\(calls) #\(invocation)")
     dock.stop(signal: SIGKILL)
     return reply?.ok == true ? .acknowledged : .killed
   }
@@ -148,6 +182,24 @@ struct TornWriteKillTests {
       let tracer = status.split(separator: "\n").first { $0.hasPrefix("TracerPid:") }
       return tracer.map { $0.split(separator: "\t").last != "0" } ?? false
     }
+  }
+
+  /// The threads of `pid` no tracer holds, with their names and states, for a failed attach.
+  static func untracedThreads(_ pid: Int32) -> String {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    return tasks.sorted().compactMap { task -> String? in
+      let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+      let fields = status.split(separator: "\n")
+      func field(_ name: String) -> String {
+        fields.first { $0.hasPrefix(name + ":") }.map {
+          $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
+        }
+          ?? "?"
+      }
+      return field("TracerPid") == "0" || status.isEmpty
+        ? "\(task) (\(field("Name")), \(field("State")))" : nil
+    }
+    .joined(separator: ", ")
   }
 
   /// Temporary files in the state directory that are still there 200 ms later: a save the
