@@ -110,9 +110,14 @@ struct TornWriteKillTests {
           kill(strace.processIdentifier, SIGKILL)
           strace.waitUntilExit()
         }
+        let said = (try? String(contentsOfFile: messages, encoding: .utf8)) ?? ""
+        guard dock.process?.isRunning == true else {
+          throw HarnessError(
+            "puckd ended before strace attached; strace said: \(said.suffix(1_000)); "
+              + "puckd's log ends:\n\(dock.log.suffix(2_000))")
+        }
         try waitUntil(timeout: 10, "strace has let go of puckd") { !isTraced(pid) }
         guard attempt < 5 else {
-          let said = (try? String(contentsOfFile: messages, encoding: .utf8)) ?? ""
           throw HarnessError(
             "strace never attached to every thread of puckd in \(attempt) attempts (\(error)); "
               + "untraced: \(untracedThreads(pid)); strace said: \(said.suffix(1_000))")
