@@ -41,6 +41,45 @@ struct EditAndPauseTests {
     #expect(missing.failure?.kind == .notFound)
   }
 
+  @Test(
+    "each change says when the alarm rings next, or that it never will; enabling says it takes back a skip")
+  func repliesSayTheNextRing() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    try dock.start()
+    let never = "which is in the past: it will not ring"
+    // A one-shot on a past date: kept, but no reply may read as if it were set.
+    let added = try dock.request(
+      ControlRequest(
+        adding: AlarmDraft(time: WallTime(hour: 6, minute: 30), recurrence: .once(monday.adding(days: -1)))))
+    #expect(added.message?.contains(never) == true, "\(String(describing: added.message))")
+    let id = try #require(try dock.request("alarm", "list").alarms?.last?.alarm.id)
+    #expect(try dock.request("alarm", "disable", "\(id)").message == "alarm \(id) disabled")
+    let enabled = try dock.request("alarm", "enable", "\(id)").message
+    #expect(enabled?.hasPrefix("alarm \(id) enabled, \(never)") == true, "\(String(describing: enabled))")
+    let edited = try dock.request(ControlRequest(editing: id, AlarmEdit(time: WallTime(hour: 7, minute: 0))))
+      .message
+    #expect(edited?.contains(never) == true, "a new time on the past date: \(String(describing: edited))")
+    let dated = try dock.request(ControlRequest(editing: id, AlarmEdit(recurrence: .once(monday)))).message
+    #expect(dated == "alarm \(id) changed, next \(try describe("2026-03-02T07:00:00Z"))")
+
+    // A skip, then enable: the skip is taken back, and the reply says so and names the ring.
+    let daily = try dock.addAlarm(6, 45, days: Set(Weekday.allCases))
+    let skipped = try dock.request("alarm", "skip", "\(daily)").message
+    #expect(
+      skipped?.hasSuffix("next \(try describe("2026-03-03T06:45:00Z"))") == true,
+      "\(String(describing: skipped))")
+    let unskipped = try dock.request("alarm", "enable", "\(daily)").message
+    #expect(
+      unskipped
+        == "alarm \(daily) enabled; its skip of \(monday) is cancelled, next \(try describe("2026-03-02T06:45:00Z"))"
+    )
+    try dock.advance(to: "2026-03-02T06:45:00Z")
+    #expect(try dock.guards().count == 1, "the skip taken back, it rings")
+  }
+
+  /// An instant as replies name it (the dock's zone here is UTC).
+  private func describe(_ iso: String) throws -> String { ZoneRules.utc.describe(try at(iso)) }
+
   @Test("nothing about an alarm whose wake-up is open can be edited or paused, nor the dock paused")
   func refusedWhileOpen() throws {
     let dock = try ManualDock(at: "2026-03-02T06:00:00Z")

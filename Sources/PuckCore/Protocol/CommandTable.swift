@@ -192,7 +192,10 @@ extension CommandName {
         self, .member, [.alarmID], summary: "remove an alarm",
         details: "'rm', 'enable', 'disable' and 'skip' are refused for an alarm whose wake-up is open.")
     case .alarmEnable:
-      return CommandSpec(self, .member, [.alarmID], summary: "let an alarm ring again")
+      return CommandSpec(
+        self, .member, [.alarmID], summary: "let an alarm ring again",
+        details:
+          "'enable' also takes back a skip. The reply says when the alarm rings next, or that it never will.")
     case .alarmDisable:
       return CommandSpec(self, .member, [.alarmID], summary: "keep an alarm without ringing it")
     case .alarmSkip:

@@ -16,10 +16,20 @@ extension RequestRouter {
     let zone = dock.settings.zone
     let alarm = try saved("could not save the alarm") { book in book.add(draft, now: now, in: zone) }
     schedule.refresh()
-    let next =
-      schedule.nextFire(of: alarm).map { ", next \(dock.settings.describe($0))" } ?? ", which is in the past"
     Log.info("alarm \(alarm.id) added: \(alarm.time) \(alarm.recurrence.summary)")
-    client.send(.success("alarm \(alarm.id) added: \(alarm.time) \(alarm.recurrence.summary)\(next)"))
+    client.send(
+      .success("alarm \(alarm.id) added: \(alarm.time) \(alarm.recurrence.summary)\(nextRing(of: alarm.id))"))
+  }
+
+  /// ", next WHEN" for an alarm that rings again, or that it never will: a one-shot whose date
+  /// has passed is accepted (added, enabled or edited) but must not read as set. Nothing for
+  /// an alarm disabled or gone.
+  func nextRing(of id: AlarmID) -> String {
+    guard let alarm = dock.state.alarms.alarms.first(where: { $0.id == id }), alarm.enabled else { return "" }
+    guard let next = schedule.nextFire(of: alarm) else {
+      return ", which is in the past: it will not ring (give it a new date or days: puckctl alarm edit \(id))"
+    }
+    return ", next \(dock.settings.describe(next))"
   }
 
   /// Changes alarm `id` (after catching up, looked up again, as catching up may have retired
@@ -37,12 +47,15 @@ extension RequestRouter {
     }
     schedule.refresh()
     Log.info("alarm \(id) \(verb)")
-    client.send(.success("alarm \(id) \(verb)"))
+    client.send(.success("alarm \(id) \(verb)\(nextRing(of: id))"))
   }
 
   func setEnabled(_ id: AlarmID, _ enabled: Bool, client: ControlServer.Client) throws(ControlFailure) {
     let verb = enabled ? "enabled" : "disabled"
-    try changeAlarm(id, client: client, verb: verb, refusedIfOpen: verb) { book, index in
+    // Enabling also cancels a pending skip (the way to take one back); the reply says so.
+    let skipped = enabled ? dock.state.alarms.alarms.first { $0.id == id }?.skippedDate : nil
+    let said = skipped.map { "enabled; its skip of \($0) is cancelled" } ?? verb
+    try changeAlarm(id, client: client, verb: said, refusedIfOpen: verb) { book, index in
       // Enabled while the clock is behind the handled point, it rings in the re-lived window.
       if enabled && !book.alarms[index].enabled { self.schedule.startCounting(id) }
       book.alarms[index].enabled = enabled
