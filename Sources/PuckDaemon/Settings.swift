@@ -51,7 +51,7 @@ final class Settings {
       do {
         sound = try SoundFile.load(path: path)
       } catch {
-        soundProblem = "sound file: \(error); the built-in tone will ring instead"
+        soundProblem = "sound file: \(error)\(Self.sandboxNote(error)); the built-in tone will ring instead"
         Log.error(soundProblem ?? "")
       }
     }
@@ -60,6 +60,20 @@ final class Settings {
       Log.notice("[reader] device = simulated: running without a reader")
       options.simulate = true
     }
+  }
+
+  /// The folders the packaged service's sandbox hides (puckd.service: `ProtectHome=yes`,
+  /// `PrivateTmp=yes`): a sound there that plays from a shell is missing to the service.
+  static let hiddenFromTheService = ["/home/", "/root/", "/run/user/", "/tmp/", "/var/tmp/"]
+
+  /// Where to put the file instead, when it could not be read from one of those folders.
+  static func sandboxNote(_ error: any Error) -> String {
+    guard case .unreadable(let path, _)? = error as? SoundFileError,
+      hiddenFromTheService.contains(where: { path.hasPrefix($0) })
+    else { return "" }
+    return
+      " (the puckd service cannot see /home, /root, /run/user or /tmp: keep sounds in /usr/local/share/sounds"
+      + " or /etc/puckalarm)"
   }
 
   /// A reload asked for something that cannot take effect until a restart: shown beside any

@@ -13,6 +13,22 @@ import Testing
 /// nothing already written is lost.
 @Suite("puckd when devices and the disk fail during a ring", .serialized)
 struct DeviceFaultsTests {
+  @Test("a sound file the service's sandbox hides (/home, /tmp) is reported with where to keep it instead")
+  func soundFileWhereTheServiceCannotSee() throws {
+    let note = "the puckd service cannot see /home, /root, /run/user or /tmp"
+    for (path, noted) in [
+      ("/home/someone/wake.mp3", true), ("/tmp/wake.mp3", true),
+      ("/usr/local/share/sounds/no-such.mp3", false),
+    ] {
+      let dock = try ManualDock(config: "[audio]\nsound = \(path)\n")
+      try dock.start()
+      let problems = try dock.status().problems
+      #expect(problems.contains { $0.contains("\(path): cannot read it") }, "\(path): \(problems)")
+      #expect(problems.contains { $0.contains(note) } == noted, "\(path): \(problems)")
+      dock.stop()
+    }
+  }
+
   @Test(
     "the reader dies mid-ring: status says so, the ring goes on; it returns and the puck ends the wake-up")
   func readerDiesAndReturns() throws {
