@@ -73,8 +73,9 @@ public final class Daemon {
     lines = DockLines(gpio: environment.gpio, configFile: options.configPath) { event in
       inbox.post(.button(event))
     }
-    ringer = Ringer(
-      settings: settings, changes: changes, lines: lines, inbox: inbox, makeAudio: environment.makeAudio,
+    ringer = try Ringer(
+      settings: settings, changes: changes, lines: lines, loop: loop,
+      makeAudio: environment.makeAudio,
       offLoop: environment.offLoop)
     readers = Readers(settings: settings, changes: changes, inbox: inbox, makeReader: environment.makeReader)
     remoteReaders = RemoteReaders(dock: dock, makeRemote: environment.makeRemoteReader)
@@ -82,7 +83,7 @@ public final class Daemon {
     homeAssistant = HomeAssistantBridge(dock: dock)
     enforcement = try Enforcement(dock: dock, devices: devices, homeAssistant: homeAssistant)
     missed = MissedRecorder(dock: dock, enforcement: enforcement)
-    awake = try AwakeCheck(dock: dock, enforcement: enforcement, lines: lines)
+    awake = try AwakeCheck(dock: dock, enforcement: enforcement, ringer: ringer)
     schedule = try ScheduleKeeper(dock: dock, enforcement: enforcement, missed: missed)
     retry = try StateRetry(dock: dock, enforcement: enforcement, schedule: schedule, missed: missed)
     overrides = OverrideFlow(dock: dock, enforcement: enforcement)

@@ -57,9 +57,10 @@ struct StatusText {
           + "sudo puckctl override --cancel stops it")
     }
     if let check = status.awakeCheck {
+      let hasButton = status.devices.contains { $0.name == DockDevice.button.rawValue && $0.state != .absent }
       if let answerBy = check.answerBy {
         lines.append(
-          "Wake-up check: press the dock button or run 'puckctl awake' by \(local(answerBy)) "
+          "Wake-up check: \(AwakeCheckState.howToAnswer(button: hasButton)) by \(local(answerBy)) "
             + "(\(relative(answerBy))), or the wake-up opens again")
       } else {
         lines.append(

@@ -74,6 +74,49 @@ struct AwakeCheckTests {
     #expect(disk.value?.awakeCheck == nil, "no check left in guards.json to ask again after a crash")
   }
 
+  @Test(
+    "without a buzzer the question is asked on the speaker: the cue's beats, then the speaker is let go; the ring follows"
+  )
+  func askedOnTheSpeaker() throws {
+    let dock = try scannedDock()
+    let audio = try #require(dock.bench.audio)
+    let cue = try #require(AlarmTone.cue(.awakeCheck))
+    let soundsBefore = audio.sounds.count
+    try dock.advance(to: "2026-03-02T06:06:10Z")
+    #expect(
+      audio.sounds.count == soundsBefore + 1 && audio.sounds.last == cue, "the four beeps, not the ring")
+    #expect(audio.calls.last == .start(volume: 0.3, ramp: .zero), "at the ring's starting volume")
+    #expect(audio.isPlaying)
+    try dock.advance(cue.duration)
+    #expect(!audio.isPlaying && audio.calls.last == .stop, "the cue played once, and the speaker is free")
+    try dock.advance(to: "2026-03-02T06:07:10Z")
+    #expect(audio.isPlaying && audio.sounds.last == AlarmTone.sound, "no answer: the ring")
+  }
+
+  @Test("a ring that starts during a cue cuts it short and rings in its place")
+  func aRingCutsTheCueShort() throws {
+    let dock = try scannedDock(config: Self.config + "[audio]\nstart_volume = 40%\n")
+    let id = try #require(try dock.request("alarm", "list").alarms?.first?.alarm.id)
+    // Another alarm falls due a second after the question.
+    try #require(
+      try dock.request(ControlRequest(editing: id, AlarmEdit(time: WallTime(hour: 6, minute: 6, second: 11))))
+        .ok == true)
+    let audio = try #require(dock.bench.audio)
+    try dock.advance(to: "2026-03-02T06:06:10Z")
+    #expect(audio.sounds.last == AlarmTone.cue(.awakeCheck))
+    try dock.advance(to: "2026-03-02T06:06:11Z")
+    let cut = Array(audio.calls.suffix(2))
+    #expect(cut.first == .stop, "the cue stopped first: \(audio.calls)")
+    guard case .start(let volume, _)? = cut.last else {
+      Issue.record("the ring did not start: \(audio.calls)")
+      return
+    }
+    #expect(volume == 0.4, "the ring's own start, not the cue's")
+    #expect(audio.isPlaying && audio.sounds.last == AlarmTone.sound)
+    try dock.advance(.seconds(3))
+    #expect(audio.isPlaying, "the cue's end leaves the ring alone")
+  }
+
   @Test("puckctl awake answers while the dock asks: recorded, and nothing opens again")
   func answeredByCommand() throws {
     let dock = try scannedDock()

@@ -186,6 +186,8 @@ struct PreflightCheckTests {
     #expect(status.check?.failures.map(\.name) == ["clock"])
     // The chirp runs on the buzzer's own thread: two 500 ms tones.
     try waitFor("two tones on the buzzer") { buzzer.drives.filter(\.on).count >= 2 }
+    // And on the speaker, so a dock without a buzzer warns as loudly.
+    #expect(try #require(dock.bench.audio).sounds.last == AlarmTone.cue(.checkFailed))
     #expect(status.devices.first { $0.name == "led" }?.detail.contains("flickering") == true)
     try waitFor("the LED flickers") { led.drives.filter(\.on).count >= 2 }
     #expect(try dock.guards().isEmpty, "nothing rings for a check")

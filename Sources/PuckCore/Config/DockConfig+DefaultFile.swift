@@ -102,8 +102,8 @@ extension DockConfig {
     # wake-ups without a scan: 0s to 30min. The way out should cost something.
     #override_delay = 2min
     # How long before each alarm the pre-flight check runs (reader, pairing, audio, buzzer,
-    # clock, remote readers, the armed timer); a failure chirps the buzzer, blinks the LED fast
-    # and shows in status: 1min to 2h. It also runs at start and on "puckctl check".
+    # clock, remote readers, the armed timer); a failure chirps the buzzer and the speaker,
+    # blinks the LED fast and shows in status: 1min to 2h. It also runs at start and on "puckctl check".
     #check_before = 10min
     # The wake-up check: this long after a wake-up ended with a scan, the dock chirps and waits
     # a minute for the dock button (or "puckctl awake"); without an answer the wake-up opens

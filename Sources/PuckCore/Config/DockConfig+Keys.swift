@@ -114,8 +114,8 @@ extension DockConfig {
         ConfigKey(
           "check_before", \.enforcement.checkBefore, .duration(.seconds(60)...(.seconds(2 * 3600))),
           doc: "How long before each alarm the pre-flight check runs (reader, pairing, audio, buzzer,"
-            + " clock, remote readers, the armed timer); a failure chirps the buzzer, blinks the LED"
-            + " fast and shows in status."),
+            + " clock, remote readers, the armed timer); a failure chirps the buzzer and the speaker,"
+            + " blinks the LED fast and shows in status."),
         ConfigKey(
           "awake_check", \.enforcement.awakeCheck, .duration(.zero...(.seconds(2 * 3600))),
           doc: "The wake-up check: this long after a wake-up ended with a scan, the dock chirps and"

@@ -47,3 +47,11 @@ extension AwakeCheckState {
     return .unanswered(occurrence)
   }
 }
+
+extension AwakeCheckState {
+  /// How to answer the question, as the log, status and puckctl say it: the dock button only
+  /// on a dock that has one (`[button]`).
+  public static func howToAnswer(button: Bool) -> String {
+    button ? "press the dock button or run 'puckctl awake'" : "run 'puckctl awake'"
+  }
+}

@@ -23,20 +23,56 @@ final class Ringer {
   /// What is ringing now and why; nil when silent or rehearsing.
   private(set) var ringing: RingIdentity?
   private(set) var rehearsing = false
+  /// A cue (`cue`) plays on the speaker until `cueEnd` fires.
+  private(set) var cueing = false
+  /// Ends a cue once its beats and tail have played; made last in `init`, as its handler needs
+  /// `self`.
+  private var cueEnd: TimerHandle!
+
   init(
-    settings: Settings, changes: DockChanges, lines: DockLines, inbox: LoopInbox<LoopMessage>,
+    settings: Settings, changes: DockChanges, lines: DockLines, loop: EventLoop<LoopMessage>,
     makeAudio: @escaping DaemonEnvironment.AudioMaker, offLoop: @escaping DaemonEnvironment.OffLoop
-  ) {
+  ) throws(SystemError) {
     self.settings = settings
     self.changes = changes
     self.lines = lines
+    let inbox = loop.inbox
     self.inbox = inbox
     self.makeAudio = makeAudio
     self.offLoop = offLoop
     audio = makeAudio("default") { event in inbox.post(.audio(event, generation: 0)) }
+    cueEnd = try loop.timer(.monotonic) { [unowned self] _ in self.endCue() }
   }
 
   private var isSounding: Bool { ringing != nil || rehearsing }
+
+  /// A short signal on both outputs: the buzzer's chirp and the same beats on the speaker
+  /// (`AlarmTone.cue`), at the ring's starting volume, so a dock without a buzzer is heard too
+  /// (the wake-up check's question, a failed pre-flight check). Nothing while a ring or a
+  /// rehearsal sounds; a ring or rehearsal that starts cuts the cue short.
+  func cue(_ pattern: BeatPattern) {
+    lines.buzzer.chirp(pattern)
+    guard !isSounding, let sound = AlarmTone.cue(pattern) else { return }
+    if cueing { audio.stop() }
+    audio.start(
+      sound: sound, startVolume: Double(settings.config.audio.startVolumePercent) / 100, ramp: .zero)
+    cueing = true
+    do {
+      try cueEnd.arm(after: sound.duration)
+    } catch {
+      // Unreachable in practice (timerfd_settime on a live timer); never leave it looping.
+      Log.error("audio: could not time the cue's end: \(error); cut short")
+      endCue()
+    }
+  }
+
+  /// The cue has played (or a ring takes over): the speaker is let go.
+  private func endCue() {
+    guard cueing else { return }
+    cueing = false
+    cueEnd.disarm()
+    audio.stop()
+  }
 
   /// Rings for a wake-up.
   func ring(_ identity: RingIdentity) {
@@ -46,6 +82,7 @@ final class Ringer {
     // Each ring after a bypass starts louder by `volume_step` (docs/DESIGN.md W15).
     let percent = min(
       100, audioSettings.startVolumePercent + identity.retry * audioSettings.volumeStepPercent)
+    endCue()
     audio.start(sound: settings.sound, startVolume: Double(percent) / 100, ramp: audioSettings.ramp)
     lines.buzzer.start()
   }
@@ -62,6 +99,7 @@ final class Ringer {
   /// works, not a wake-up.
   func startRehearsal() {
     rehearsing = true
+    endCue()
     audio.start(
       sound: settings.sound, startVolume: Double(settings.config.audio.startVolumePercent) / 100, ramp: .zero)
     lines.buzzer.start()
@@ -90,6 +128,7 @@ final class Ringer {
     }
     let before = audio.deviceName
     let playing = isSounding
+    endCue()
     if playing { audio.stop() }
     generation += 1
     let current = generation
@@ -109,7 +148,7 @@ final class Ringer {
   /// check was started (the device is in use, which answers the question).
   @discardableResult
   func checkDevice() -> Bool {
-    guard !isSounding else { return false }
+    guard !isSounding && !cueing else { return false }
     let output = audio
     let inbox = self.inbox
     offLoop {
@@ -125,7 +164,7 @@ final class Ringer {
 
   /// The answer of `checkDevice`.
   func deviceChecked(_ device: String, error: ALSAError?) {
-    guard !isSounding, device == settings.config.audio.device else { return }
+    guard !isSounding && !cueing, device == settings.config.audio.device else { return }
     deviceChecks += 1
     if let error {
       health = DeviceHealth(.audio, state: .fault, detail: "cannot open \(device): \(error)")

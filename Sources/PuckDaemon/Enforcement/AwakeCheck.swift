@@ -2,9 +2,9 @@ import PuckCore
 import PuckSystem
 
 /// The wake-up check (docs/DESIGN.md W17): `[enforcement] awake_check` after a wake-up ended
-/// with a scan, the dock chirps (`BeatPattern.awakeCheck`) and waits a minute for the dock
-/// button or `puckctl awake`; without an answer the wake-up opens again and rings until the
-/// next scan. The waiting check lives in `guards.json`, so a restart (or a crash) in between
+/// with a scan, the dock chirps (`BeatPattern.awakeCheck`, on the buzzer and the speaker:
+/// `Ringer.cue`) and waits a minute for the dock button or `puckctl awake`; without an answer
+/// the wake-up opens again and rings until the next scan. The waiting check lives in `guards.json`, so a restart (or a crash) in between
 /// asks all the same. Both endings are recorded in history. When to ask, what a due check does
 /// and what a restart keeps are the core's rules (`AwakeCheckState.step`); this is their shell:
 /// the timer, the chirp, the log and the saves.
@@ -17,15 +17,15 @@ import PuckSystem
 final class AwakeCheck {
   private let dock: DockContext
   private let enforcement: Enforcement
-  private let lines: DockLines
+  private let ringer: Ringer
   /// When to ask, then until when to wait (CLOCK_REALTIME, like the alarms); made last in
   /// `init`, as its handler needs `self`.
   private var timer: TimerHandle!
 
-  init(dock: DockContext, enforcement: Enforcement, lines: DockLines) throws(SystemError) {
+  init(dock: DockContext, enforcement: Enforcement, ringer: Ringer) throws(SystemError) {
     self.dock = dock
     self.enforcement = enforcement
-    self.lines = lines
+    self.ringer = ringer
     timer = try dock.loop.timer(.wallClock) { [unowned self] _ in self.due() }
   }
 
@@ -68,9 +68,10 @@ final class AwakeCheck {
       return arm(for: check)
     case .ask(let asking):
       enforcement.record(.awakeCheck(asking))
-      lines.buzzer.chirp(.awakeCheck)
+      ringer.cue(.awakeCheck)
       Log.notice(
-        "wake-up check for \(check.occurrence.displayName): press the dock button or run 'puckctl awake' "
+        "wake-up check for \(check.occurrence.displayName): "
+          + "\(AwakeCheckState.howToAnswer(button: dock.settings.config.button != nil)) "
           + "within \(AwakeCheckState.answerWindow) s, or it rings again")
       arm(for: asking)
     case .unanswered(let occurrence):

@@ -176,7 +176,7 @@ final class PreflightCheck {
     Log.warning(
       "pre-flight check (\(report.trigger.rawValue)) FAILED\(coming): "
         + (report.failures + report.warnings).map { Self.line($0) }.joined(separator: "; "))
-    if next != nil && !quiet { devices.lines.buzzer.chirp(.checkFailed) }
+    if next != nil && !quiet { devices.ringer.cue(.checkFailed) }
   }
 
   private static func names(_ parts: [PreflightReport.Part]) -> String {

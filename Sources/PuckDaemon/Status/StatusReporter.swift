@@ -108,7 +108,8 @@ final class StatusReporter {
     }
     if let answerBy = flows.awake.state?.answerBy {
       return
-        "WAKE-UP CHECK: press the dock button or run 'puckctl awake' by \(dock.settings.describe(answerBy))"
+        "WAKE-UP CHECK: \(AwakeCheckState.howToAnswer(button: dock.settings.config.button != nil)) "
+        + "by \(dock.settings.describe(answerBy))"
     }
     if let closesAt = flows.overrides.closesAt {
       return "OVERRIDE counting down: the wake-ups close \(dock.settings.describe(closesAt)) without a scan"

@@ -24,6 +24,26 @@ public enum AlarmTone {
     return pair + pair + pair + [Step(frequency: 0, milliseconds: 380)]
   }()
 
+  /// The silence after a cue's beats: the player stops a cue when this is reached, and what the
+  /// device still buffers then is quiet.
+  public static let cueTail = Duration.seconds(1)
+
+  /// A finite `pattern` (a buzzer chirp: the wake-up check's question, a failed pre-flight
+  /// check) as beeps on the speaker, 1320 Hz, then `cueTail` of silence, so a dock without a
+  /// buzzer asks and warns as loudly as one with it. Nil for a pattern that repeats for ever.
+  public static func cue(_ pattern: BeatPattern) -> PCMSound? {
+    guard let beats = pattern.beats, beats > 0 else { return nil }
+    let on = PCMSound.frames(in: pattern.on, sampleRate: sampleRate)
+    let off = PCMSound.frames(in: pattern.off, sampleRate: sampleRate)
+    var samples: [Int16] = []
+    for _ in 0..<beats {
+      samples += (0..<on).map { beepSample(1320, $0, of: on) }
+      samples += repeatElement(0, count: off)
+    }
+    samples += repeatElement(0, count: PCMSound.frames(in: cueTail, sampleRate: sampleRate))
+    return PCMSound(sampleRate: sampleRate, channels: 1, samples: samples)
+  }
+
   /// Peak amplitude: loud, with some headroom for resamplers that overshoot.
   private static let peak = 0.8 * Double(Int16.max)
   /// The largest value of sin x + 0.3 sin 3x (at sin x = √(1.9/3.6)), rounded up.

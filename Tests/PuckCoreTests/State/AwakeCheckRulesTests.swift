@@ -68,4 +68,10 @@ import Testing
     #expect(resumed == AwakeCheckState(occurrence: occurrence, askAt: restarted))
     #expect(!resumed.isAsking, "nobody heard the chirp while puckd was down")
   }
+
+  @Test("the answer named is the dock button only on a dock that has one")
+  func howToAnswer() {
+    #expect(AwakeCheckState.howToAnswer(button: true) == "press the dock button or run 'puckctl awake'")
+    #expect(AwakeCheckState.howToAnswer(button: false) == "run 'puckctl awake'")
+  }
 }

@@ -90,6 +90,8 @@ final class RecordingAudio: AudioOutput {
 
   private struct State {
     var calls: [Call] = []
+    /// The sound of each start, in order.
+    var sounds: [PCMSound] = []
     var playing = false
     var opens = true
     /// Whether starting and stopping report `.playing` and `.stopped`, as ALSA's thread does.
@@ -110,6 +112,7 @@ final class RecordingAudio: AudioOutput {
       guard !state.playing else { return false }
       state.playing = true
       state.calls.append(.start(volume: startVolume, ramp: ramp))
+      state.sounds.append(sound)
       return state.reports
     }
     if started { onEvent(.playing(device: deviceName, sampleRate: 48_000, channels: 1)) }
@@ -154,9 +157,11 @@ final class RecordingAudio: AudioOutput {
   func setOpens(_ opens: Bool) { state.withLock { $0.opens = opens } }
 
   var calls: [Call] { state.withLock { $0.calls } }
+  var sounds: [PCMSound] { state.withLock { $0.sounds } }
   var isPlaying: Bool { state.withLock { $0.playing } }
-  /// How many rings started.
-  var starts: Int { calls.count { if case .start = $0 { true } else { false } } }
+  /// How many rings started (not counting the cues of `Ringer.cue`).
+  var starts: Int { sounds.count { !Self.cues.contains($0) } }
+  private static let cues = [AlarmTone.cue(.awakeCheck), AlarmTone.cue(.checkFailed)].compactMap { $0 }
 }
 
 /// Makes the daemon's reader and audio outputs and keeps them for the test.

@@ -23,6 +23,21 @@ import Testing
     #expect(samples.suffix(48_000 * 300 / 1000).allSatisfy { $0 == 0 })
   }
 
+  @Test("a chirp as a cue: its beats as 1320 Hz beeps, its pauses silent, then a second of silence")
+  func cueOfAChirp() throws {
+    let cue = try #require(AlarmTone.cue(.awakeCheck))
+    // Four beats of 150 ms on, 150 ms off (7200 frames each), then the tail.
+    #expect(cue.channels == 1 && cue.sampleRate == 48_000)
+    #expect(cue.duration == .milliseconds(4 * 300) + AlarmTone.cueTail)
+    for beat in 0..<4 {
+      let start = beat * 14_400
+      #expect(abs(frequency(of: cue.samples[(start + 480)..<(start + 6_720)]) - 1320) < 15, "beat \(beat)")
+      #expect(cue.samples[(start + 7_200)..<(start + 14_400)].allSatisfy { $0 == 0 }, "pause \(beat)")
+    }
+    #expect(cue.samples.suffix(48_000).allSatisfy { $0 == 0 })
+    #expect(AlarmTone.cue(.blink) == nil, "an endless pattern is no cue")
+  }
+
   /// Frequency in Hz estimated from rising zero crossings.
   private func frequency(of samples: ArraySlice<Int16>) -> Double {
     var rising = 0
