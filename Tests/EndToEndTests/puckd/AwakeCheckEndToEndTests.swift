@@ -27,4 +27,29 @@ struct AwakeCheckEndToEndTests {
     #expect(history.contains("the wake-up check was answered: up"), "\(history)")
     #expect(try !dock.isRinging())
   }
+
+  @Test(
+    "without a buzzer the question reaches the speaker: its beeps play through ALSA into the sink, then the speaker is let go while the dock waits"
+  )
+  func askedOnTheSpeaker() throws {
+    let puck = "04:A2:3B:11:22:33:44"
+    let dock = try DaemonHarness(config: "[enforcement]\nawake_check = 3s\n")
+    let sink = try #require(dock.audio)
+    try dock.writePairing(puck)
+    try dock.start()
+    _ = try dock.addAlarm(inSeconds: 2)
+    try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
+    #expect(try dock.ctl("scan", puck).stdout.contains("wake-up complete"))
+    try waitUntil(timeout: 5, "the ring's stream ends") { try !sink.hasStream() }
+    var peak = 0
+    try waitUntil(timeout: 10, "the question is heard") {
+      peak = max(peak, try sink.peak(seconds: 0.3))
+      return peak > 1000
+    }
+    try waitUntil(timeout: 5, "the question ends by itself") { try !sink.hasStream() }
+    let check = try dock.status()["awakeCheck"] as? [String: Any]
+    #expect(check?["answerBy"] != nil, "still waiting for the answer: \(String(describing: check))")
+    #expect(try dock.ctl("awake").status == 0)
+    #expect(try !dock.isRinging())
+  }
 }
