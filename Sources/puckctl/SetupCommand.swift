@@ -220,7 +220,7 @@ struct SetupCommand {
       say("  \(name): playing the alarm tone for 2 s …")
       // The ring ends by itself after its play limit; a device that fails keeps retrying, so
       // the wait is bounded and whatever is left is stopped.
-      ringer.start(sound: AlarmTone.sound, startVolume: 0.7, ramp: .zero)
+      ringer.start(sound: AlarmTone.sound, startVolume: 0.7, ramp: nil)
       let finished = ringer.waitUntilStopped(timeout: .seconds(4))
       let health = ringer.health
       ringer.stop()

@@ -85,12 +85,24 @@ struct AwakeCheckTests {
     try dock.advance(to: "2026-03-02T06:06:10Z")
     #expect(
       audio.sounds.count == soundsBefore + 1 && audio.sounds.last == cue, "the four beeps, not the ring")
-    #expect(audio.calls.last == .start(volume: 0.3, ramp: .zero), "at the ring's starting volume")
+    #expect(audio.calls.last == .start(volume: 0.3, ramp: nil), "at the ring's starting volume")
     #expect(audio.isPlaying)
     try dock.advance(cue.duration)
     #expect(!audio.isPlaying && audio.calls.last == .stop, "the cue played once, and the speaker is free")
     try dock.advance(to: "2026-03-02T06:07:10Z")
     #expect(audio.isPlaying && audio.sounds.last == AlarmTone.sound, "no answer: the ring")
+  }
+
+  @Test("a reload during the cue checks the audio device once the cue has played, not never")
+  func aReloadDuringTheCueChecksTheDeviceAfterIt() throws {
+    let dock = try scannedDock()
+    try dock.advance(to: "2026-03-02T06:06:10Z")
+    try #require(try #require(dock.bench.audio).isPlaying, "the cue plays")
+    try #require(dock.daemon).reload()
+    try dock.settle()
+    try dock.advance(try #require(AlarmTone.cue(.awakeCheck)).duration)
+    let audio = try dock.status().devices.first { $0.name == "audio" }
+    #expect(audio?.detail == "default opens", "checked after the cue: \(String(describing: audio))")
   }
 
   @Test("a ring that starts during a cue cuts it short and rings in its place")

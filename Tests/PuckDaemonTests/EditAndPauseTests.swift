@@ -60,19 +60,26 @@ struct EditAndPauseTests {
       .message
     #expect(edited?.contains(never) == true, "a new time on the past date: \(String(describing: edited))")
     let dated = try dock.request(ControlRequest(editing: id, AlarmEdit(recurrence: .once(monday)))).message
-    #expect(dated == "alarm \(id) changed, next \(try describe("2026-03-02T07:00:00Z"))")
+    let seven = try describe("2026-03-02T07:00:00Z")
+    #expect(dated == "alarm \(id) changed, next \(seven)")
 
     // A skip, then enable: the skip is taken back, and the reply says so and names the ring.
     let daily = try dock.addAlarm(6, 45, days: Set(Weekday.allCases))
     let skipped = try dock.request("alarm", "skip", "\(daily)").message
-    #expect(
-      skipped?.hasSuffix("next \(try describe("2026-03-03T06:45:00Z"))") == true,
-      "\(String(describing: skipped))")
+    let tuesday = try describe("2026-03-03T06:45:00Z")
+    #expect(skipped?.hasSuffix("next \(tuesday)") == true, "\(String(describing: skipped))")
     let unskipped = try dock.request("alarm", "enable", "\(daily)").message
+    let monday645 = try describe("2026-03-02T06:45:00Z")
+    #expect(unskipped == "alarm \(daily) enabled; its skip of \(monday) is cancelled, next \(monday645)")
     #expect(
-      unskipped
-        == "alarm \(daily) enabled; its skip of \(monday) is cancelled, next \(try describe("2026-03-02T06:45:00Z"))"
-    )
+      try dock.request("alarm", "enable", "\(daily)").message == "alarm \(daily) enabled, next \(monday645)",
+      "no skip left to take back")
+
+    // A one-shot whose only ring is skipped, or falls in a pause: not "in the past".
+    let once = try dock.addAlarm(8, 0, on: monday.adding(days: 2))
+    let skippedOnce = try dock.request("alarm", "skip", "\(once)").message
+    #expect(skippedOnce?.hasSuffix("its only ring ahead is skipped or paused: it will not ring") == true)
+    #expect(skippedOnce?.contains(never) == false, "\(String(describing: skippedOnce))")
     try dock.advance(to: "2026-03-02T06:45:00Z")
     #expect(try dock.guards().count == 1, "the skip taken back, it rings")
   }

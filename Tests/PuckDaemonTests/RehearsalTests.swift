@@ -13,7 +13,7 @@ struct RehearsalTests {
     try dock.start()
     let test = try dock.open("test", "--seconds", "2", "--scan-seconds", "10")
     #expect(try test.replies().isEmpty)
-    #expect(dock.bench.audio?.calls.first == .start(volume: 0.3, ramp: .zero), "low: start_volume, no ramp")
+    #expect(dock.bench.audio?.calls.first == .start(volume: 0.3, ramp: nil), "low: start_volume, held")
     #expect(dock.bench.reader?.isPolling == false, "the field stays off while it rings")
     try dock.advance(.seconds(2))
     #expect(try test.replies().first?.progress?.contains("scan your puck now") == true)

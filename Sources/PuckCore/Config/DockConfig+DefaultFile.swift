@@ -40,7 +40,7 @@ extension DockConfig {
     # dtoverlay=max98357a), hdmi:CARD=vc4hdmi0,DEV=0, ...; not pulse or a desktop's default.
     #device = default
     # A sound file to play (an absolute path): WAV, FLAC, Ogg Vorbis, Opus or MP3, at most 5
-    # minutes (it loops). The service cannot see /home, /root or /tmp: keep it in
+    # minutes (it loops). The service cannot see /home, /root, /run/user or /tmp: keep it in
     # /usr/local/share/sounds or /etc/puckalarm. It is decoded at start and on reload (SIGHUP),
     # never when an alarm fires; if it cannot be used, the log and status say why and the
     # built-in tone rings.

@@ -29,7 +29,7 @@ extension DockConfig {
         ConfigKey(
           "sound", \.audio.sound, .absolutePath,
           doc: "A sound file to play, as an absolute path: WAV, FLAC, Ogg Vorbis, Opus or MP3 of at most"
-            + " 5 minutes (it loops), outside /home, /root and /tmp, which the service cannot see"
+            + " 5 minutes (it loops), outside /home, /root, /run/user and /tmp, which the service cannot see"
             + " (/usr/local/share/sounds or /etc/puckalarm). Empty: the built-in tone."),
         ConfigKey(
           "start_volume", \.audio.startVolumePercent, .percentage, doc: "The volume the ring starts at."),

@@ -21,15 +21,19 @@ extension RequestRouter {
       .success("alarm \(alarm.id) added: \(alarm.time) \(alarm.recurrence.summary)\(nextRing(of: alarm.id))"))
   }
 
-  /// ", next WHEN" for an alarm that rings again, or that it never will: a one-shot whose date
-  /// has passed is accepted (added, enabled or edited) but must not read as set. Nothing for
-  /// an alarm disabled or gone.
+  /// ", next WHEN" for an alarm that rings again, or why it will not: a one-shot whose date
+  /// has passed is accepted (added, enabled or edited) but must not read as set, nor one whose
+  /// only ring a skip or a pause takes. Nothing for an alarm disabled or gone.
   func nextRing(of id: AlarmID) -> String {
     guard let alarm = dock.state.alarms.alarms.first(where: { $0.id == id }), alarm.enabled else { return "" }
-    guard let next = schedule.nextFire(of: alarm) else {
-      return ", which is in the past: it will not ring (give it a new date or days: puckctl alarm edit \(id))"
+    if let next = schedule.nextFire(of: alarm) { return ", next \(dock.settings.describe(next))" }
+    var unpaused = alarm
+    unpaused.skippedDate = nil
+    unpaused.pausedUntil = nil
+    guard schedule.nextFire(of: unpaused) == nil else {
+      return ", and its only ring ahead is skipped or paused: it will not ring"
     }
-    return ", next \(dock.settings.describe(next))"
+    return ", which is in the past: it will not ring (give it a new date or days: puckctl alarm edit \(id))"
   }
 
   /// Changes alarm `id` (after catching up, looked up again, as catching up may have retired
@@ -52,9 +56,12 @@ extension RequestRouter {
 
   func setEnabled(_ id: AlarmID, _ enabled: Bool, client: ControlServer.Client) throws(ControlFailure) {
     let verb = enabled ? "enabled" : "disabled"
-    // Enabling also cancels a pending skip (the way to take one back); the reply says so.
+    // Enabling also cancels a pending skip (the way to take one back); the reply says so, of
+    // a skip still ahead (one whose day has passed is cleared by the next ring).
+    schedule.processDue()
+    let today = dock.settings.zone.localDateTime(at: dock.time.instant).date
     let skipped = enabled ? dock.state.alarms.alarms.first { $0.id == id }?.skippedDate : nil
-    let said = skipped.map { "enabled; its skip of \($0) is cancelled" } ?? verb
+    let said = skipped.flatMap { $0 >= today ? "enabled; its skip of \($0) is cancelled" : nil } ?? verb
     try changeAlarm(id, client: client, verb: said, refusedIfOpen: verb) { book, index in
       // Enabled while the clock is behind the handled point, it rings in the re-lived window.
       if enabled && !book.alarms[index].enabled { self.schedule.startCounting(id) }

@@ -25,6 +25,8 @@ final class Ringer {
   private(set) var rehearsing = false
   /// A cue (`cue`) plays on the speaker until `cueEnd` fires.
   private(set) var cueing = false
+  /// A device check asked for while a cue played (a reload), made when it ends.
+  private var checkAfterCue = false
   /// Ends a cue once its beats and tail have played; made last in `init`, as its handler needs
   /// `self`.
   private var cueEnd: TimerHandle!
@@ -55,7 +57,7 @@ final class Ringer {
     guard !isSounding, let sound = AlarmTone.cue(pattern) else { return }
     if cueing { audio.stop() }
     audio.start(
-      sound: sound, startVolume: Double(settings.config.audio.startVolumePercent) / 100, ramp: .zero)
+      sound: sound, startVolume: Double(settings.config.audio.startVolumePercent) / 100, ramp: nil)
     cueing = true
     do {
       try cueEnd.arm(after: sound.duration)
@@ -66,12 +68,17 @@ final class Ringer {
     }
   }
 
-  /// The cue has played (or a ring takes over): the speaker is let go.
+  /// The cue has played (or a ring takes over): the speaker is let go, and a device check
+  /// put off meanwhile is made.
   private func endCue() {
     guard cueing else { return }
     cueing = false
     cueEnd.disarm()
     audio.stop()
+    if checkAfterCue {
+      checkAfterCue = false
+      checkDevice()
+    }
   }
 
   /// Rings for a wake-up.
@@ -101,7 +108,7 @@ final class Ringer {
     rehearsing = true
     endCue()
     audio.start(
-      sound: settings.sound, startVolume: Double(settings.config.audio.startVolumePercent) / 100, ramp: .zero)
+      sound: settings.sound, startVolume: Double(settings.config.audio.startVolumePercent) / 100, ramp: nil)
     lines.buzzer.start()
   }
 
@@ -128,6 +135,8 @@ final class Ringer {
     }
     let before = audio.deviceName
     let playing = isSounding
+    // The reload checks the new device once it is made; the old one needs no check.
+    checkAfterCue = false
     endCue()
     if playing { audio.stop() }
     generation += 1
@@ -148,7 +157,11 @@ final class Ringer {
   /// check was started (the device is in use, which answers the question).
   @discardableResult
   func checkDevice() -> Bool {
-    guard !isSounding && !cueing else { return false }
+    guard !isSounding else { return false }
+    guard !cueing else {
+      checkAfterCue = true
+      return false
+    }
     let output = audio
     let inbox = self.inbox
     offLoop {
@@ -164,7 +177,8 @@ final class Ringer {
 
   /// The answer of `checkDevice`.
   func deviceChecked(_ device: String, error: ALSAError?) {
-    guard !isSounding && !cueing, device == settings.config.audio.device else { return }
+    // An answer that comes while a cue plays still counts: the check began before the cue.
+    guard !isSounding, device == settings.config.audio.device else { return }
     deviceChecks += 1
     if let error {
       health = DeviceHealth(.audio, state: .fault, detail: "cannot open \(device): \(error)")

@@ -66,8 +66,9 @@ public final class ALSARinger: AudioOutput {
   public var health: AudioHealth { state.withLock { $0.health } }
 
   /// Starts a ring on a new playback thread and returns at once; does nothing if a ring is
-  /// already wanted (the volume never jumps back down). `startVolume` is clamped to 0...1.
-  public func start(sound: PCMSound, startVolume: Double, ramp: Duration) {
+  /// already wanted (the volume never jumps back down). `startVolume` is clamped to 0...1; a
+  /// nil `ramp` holds it.
+  public func start(sound: PCMSound, startVolume: Double, ramp: Duration?) {
     guard state.withLock({ $0.current == nil }) else { return }
     let session: PlaybackSession
     do {
@@ -88,7 +89,8 @@ public final class ALSARinger: AudioOutput {
     guard let previous else { return }
     let playback = RingPlayback(
       session: session, device: device, sound: sound,
-      ramp: VolumeRamp(startVolume: startVolume, frames: sound.frames(in: ramp)),
+      ramp: ramp.map { VolumeRamp(startVolume: startVolume, frames: sound.frames(in: $0)) }
+        ?? .steady(startVolume),
       options: options,
       report: { [weak self, onEvent] event in
         self?.record(event, from: session)

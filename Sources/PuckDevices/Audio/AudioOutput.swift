@@ -2,9 +2,10 @@
 /// stop at once. `ALSARinger` plays on an ALSA device; tests of the daemon use a double.
 public protocol AudioOutput: AnyObject, Sendable {
   /// Starts ringing `sound` in a loop, from `startVolume` (0...1) rising to full volume over
-  /// `ramp`. Returns at once; a device that cannot be opened is retried while the ring is
-  /// wanted, and reported through `health`. Does nothing if a ring is already going.
-  func start(sound: PCMSound, startVolume: Double, ramp: Duration)
+  /// `ramp` (`.zero`: full volume at once), or held at `startVolume` when `ramp` is nil (a
+  /// rehearsal, a cue). Returns at once; a device that cannot be opened is retried while the
+  /// ring is wanted, and reported through `health`. Does nothing if a ring is already going.
+  func start(sound: PCMSound, startVolume: Double, ramp: Duration?)
   /// Silences the ring now (buffered audio is dropped, not played out) and cancels retries.
   /// Returns at once.
   func stop()

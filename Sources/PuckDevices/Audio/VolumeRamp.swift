@@ -15,6 +15,10 @@ struct VolumeRamp: Sendable, Equatable {
     self.frames = max(frames, 0)
   }
 
+  /// `volume` held: a ramp to full volume so long (`Int.max` frames, millions of years at
+  /// 48 kHz) that no sound rises by a rounding step while it plays.
+  static func steady(_ volume: Double) -> VolumeRamp { VolumeRamp(startVolume: volume, frames: .max) }
+
   /// The gain for the frame at `index` from the start of the ring.
   func gain(atFrame index: Int) -> Double {
     guard index < frames else { return 1 }

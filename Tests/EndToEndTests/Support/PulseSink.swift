@@ -64,6 +64,12 @@ final class PulseSink {
   /// Records the sink's monitor for `seconds` and returns the peak absolute sample (0 when the
   /// sink was silent or received nothing).
   func peak(seconds: Double) throws -> Int {
+    try record(seconds: seconds).map { abs(Int($0)) }.max() ?? 0
+  }
+
+  /// Records the sink's monitor for `seconds`: 48 kHz mono samples, from when the recorder
+  /// started (which, on a loaded machine, can be a while after the call).
+  func record(seconds: Double) throws -> [Int16] {
     let recorder = Process()
     recorder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     recorder.arguments = [
@@ -77,12 +83,7 @@ final class PulseSink {
     usleep(UInt32(seconds * 1_000_000))
     kill(recorder.processIdentifier, SIGKILL)
     recorder.waitUntilExit()
-    let data = out.data
-    var peak = 0
-    data.withUnsafeBytes { raw in
-      for sample in raw.bindMemory(to: Int16.self) { peak = max(peak, abs(Int(sample))) }
-    }
-    return peak
+    return out.data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
   }
 
   /// Whether a stream is playing into this sink now (pactl's sink-input list).

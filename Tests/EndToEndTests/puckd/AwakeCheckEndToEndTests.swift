@@ -33,19 +33,17 @@ struct AwakeCheckEndToEndTests {
   )
   func askedOnTheSpeaker() throws {
     let puck = "04:A2:3B:11:22:33:44"
-    let dock = try DaemonHarness(config: "[enforcement]\nawake_check = 3s\n")
+    let dock = try DaemonHarness(config: "[enforcement]\nawake_check = 5s\n")
     let sink = try #require(dock.audio)
     try dock.writePairing(puck)
     try dock.start()
     _ = try dock.addAlarm(inSeconds: 2)
     try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
     #expect(try dock.ctl("scan", puck).stdout.contains("wake-up complete"))
-    try waitUntil(timeout: 5, "the ring's stream ends") { try !sink.hasStream() }
-    var peak = 0
-    try waitUntil(timeout: 10, "the question is heard") {
-      peak = max(peak, try sink.peak(seconds: 0.3))
-      return peak > 1000
-    }
+    // One recording over the question (5 s after the scan, 1.2 s of beeps); its first 2 s,
+    // where the ring's stream may linger, are left out.
+    let heard = try sink.record(seconds: 9).dropFirst(2 * 48_000).map { abs(Int($0)) }.max() ?? 0
+    #expect(heard > 1000, "the question is heard on the speaker (peak \(heard))")
     try waitUntil(timeout: 5, "the question ends by itself") { try !sink.hasStream() }
     let check = try dock.status()["awakeCheck"] as? [String: Any]
     #expect(check?["answerBy"] != nil, "still waiting for the answer: \(String(describing: check))")

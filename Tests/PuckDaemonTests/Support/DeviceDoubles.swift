@@ -84,7 +84,7 @@ final class ScriptedReader: TagReader {
 /// An audio output that records what the daemon asked of it and reports as ALSA would.
 final class RecordingAudio: AudioOutput {
   enum Call: Equatable {
-    case start(volume: Double, ramp: Duration)
+    case start(volume: Double, ramp: Duration?)
     case stop
   }
 
@@ -107,7 +107,7 @@ final class RecordingAudio: AudioOutput {
     self.onEvent = onEvent
   }
 
-  func start(sound: PCMSound, startVolume: Double, ramp: Duration) {
+  func start(sound: PCMSound, startVolume: Double, ramp: Duration?) {
     let started = state.withLock { state -> Bool in
       guard !state.playing else { return false }
       state.playing = true

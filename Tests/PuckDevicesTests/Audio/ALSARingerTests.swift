@@ -73,6 +73,24 @@ import Testing
     #expect((0..<12_000).contains { written[$0] != tone[$0] })
   }
 
+  @Test("no ramp (a rehearsal, a cue): the level is held at the start volume, never full")
+  func aHeldLevelStaysAtTheStartVolume() throws {
+    let scratch = ScratchDirectory()
+    defer { scratch.remove() }
+    let output = scratch.file("ring.raw")
+    let ringer = ringer(filePCM(writingTo: output), playLimit: .seconds(2), log: EventLog())
+    ringer.start(sound: AlarmTone.sound, startVolume: 0.25, ramp: nil)
+    #expect(ringer.waitUntilStopped(timeout: .seconds(10)))
+
+    let written = samples(readBytes(output))
+    let tone = AlarmTone.sound.samples
+    #expect(written.count == 96_000)
+    let off = written.indices.filter {
+      abs(Int(written[$0]) - Int((Double(tone[$0 % tone.count]) * 0.25).rounded())) > 1
+    }
+    #expect(off.isEmpty, "\(off.count) frames not at a quarter of the tone, the first at \(off.first ?? -1)")
+  }
+
   @Test func playsAStereoSoundAtItsOwnRate() throws {
     let scratch = ScratchDirectory()
     defer { scratch.remove() }
