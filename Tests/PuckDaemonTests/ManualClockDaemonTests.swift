@@ -1,6 +1,7 @@
 import Foundation
 import PuckCore
 import PuckDaemon
+import PuckDevices
 import PuckStorage
 import PuckSystem
 import Testing
@@ -85,6 +86,26 @@ struct ManualClockDaemonTests {
     dock.bench.reader?.present(dock.puck)
     try dock.settle()
     #expect(try dock.guards().isEmpty)
+  }
+
+  @Test("a wrong tag while the ring is stopped is told on the speaker too; during the ring nothing is added")
+  func wrongTagIsToldOnTheSpeaker() throws {
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    try dock.start()
+    try dock.addAlarm(6, 1)
+    try dock.advance(.seconds(60))
+    let audio = try #require(dock.bench.audio)
+    let wrongPuck = try #require(AlarmTone.cue(.wrongPuck))
+    dock.bench.reader?.present(dock.stranger)
+    try dock.settle()
+    #expect(audio.sounds.count == 1, "the ring goes on, no cue over it")
+    #expect(try dock.request("stop").ok == true)
+    dock.bench.reader?.present(dock.stranger)
+    try dock.settle()
+    #expect(audio.sounds.last == wrongPuck && audio.isPlaying, "three beeps: not the paired tag")
+    try dock.advance(wrongPuck.duration)
+    #expect(!audio.isPlaying)
+    #expect(try dock.guards().count == 1, "the wake-up stays open")
   }
 
   @Test("a restart resumes an open wake-up; a late alarm within the grace rings, one beyond is missed")

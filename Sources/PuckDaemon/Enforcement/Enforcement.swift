@@ -134,7 +134,7 @@ final class Enforcement {
     case .wrongTag(let uid):
       Log.notice("wrong puck \(uid.masked): this is not the paired tag")
       homeAssistant.event(.wrongTag)
-      devices.lines.buzzer.chirpWrongPuck()
+      devices.ringer.cue(.wrongPuck)
     case .tagNotFresh(let uid):
       Log.notice("tag \(uid.masked) was already on the reader; lift it and present it again")
     case .networkBypassRefused:

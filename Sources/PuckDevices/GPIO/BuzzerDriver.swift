@@ -12,7 +12,7 @@ import PuckSystem
 /// caller, which is how tests check exact transition times with a manual clock.
 ///
 /// A line that cannot be opened is reported through `health` and opened again at the next
-/// `start()` or `chirpWrongPuck()`, so a chip that appears late still rings.
+/// `start()` or `chirp(_:)`, so a chip that appears late still rings.
 ///
 /// Synchronisation: `Sendable` without `@unchecked`; the line and the ringing flag live in a
 /// `TimedOutput`, behind its `Mutex`, and the line is only touched while it is held.
@@ -53,12 +53,6 @@ public final class BuzzerDriver: Sendable {
       state.mode = false
       state.output?.signal = .off
     }
-  }
-
-  /// Chirps the short "wrong puck" pattern (`BeatPattern.wrongPuck`) unless a ring is going,
-  /// which it leaves alone.
-  public func chirpWrongPuck() {
-    chirp(.wrongPuck)
   }
 
   /// Chirps `pattern` (a finite one: `BeatPattern.wrongPuck`, `.checkFailed`) unless a ring

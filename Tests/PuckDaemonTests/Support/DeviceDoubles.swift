@@ -161,7 +161,10 @@ final class RecordingAudio: AudioOutput {
   var isPlaying: Bool { state.withLock { $0.playing } }
   /// How many rings started (not counting the cues of `Ringer.cue`).
   var starts: Int { sounds.count { !Self.cues.contains($0) } }
-  private static let cues = [AlarmTone.cue(.awakeCheck), AlarmTone.cue(.checkFailed)].compactMap { $0 }
+  private static let cues = [
+    AlarmTone.cue(.awakeCheck), AlarmTone.cue(.checkFailed), AlarmTone.cue(.wrongPuck),
+  ]
+  .compactMap { $0 }
 }
 
 /// Makes the daemon's reader and audio outputs and keeps them for the test.

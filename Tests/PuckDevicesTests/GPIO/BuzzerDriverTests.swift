@@ -108,7 +108,7 @@ import Testing
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line)
     clock.set(milliseconds: 100)
-    buzzer.chirpWrongPuck()
+    buzzer.chirp(.wrongPuck)
     run(buzzer, clock, until: 2000)
     #expect(
       line.drives == [
@@ -141,7 +141,7 @@ import Testing
     let buzzer = driver(clock, line)
     buzzer.start()
     clock.set(milliseconds: 100)
-    buzzer.chirpWrongPuck()
+    buzzer.chirp(.wrongPuck)
     #expect(buzzer.step() == ManualLineClock.at(500))
     run(buzzer, clock, until: 1100)
     #expect(line.drives == [Drive(0, false), Drive(0, true), Drive(500, false), Drive(1000, true)])
@@ -152,7 +152,7 @@ import Testing
     let clock = ManualLineClock()
     let line = RecordingOutputLine(clock: clock)
     let buzzer = driver(clock, line)
-    buzzer.chirpWrongPuck()
+    buzzer.chirp(.wrongPuck)
     run(buzzer, clock, until: 100)
     buzzer.start()
     run(buzzer, clock, until: 700)
@@ -170,7 +170,7 @@ import Testing
     #expect(line.drives == [Drive(0, false), Drive(0, true), Drive(200, false)])
     #expect(line.released)
     buzzer.start()
-    buzzer.chirpWrongPuck()
+    buzzer.chirp(.wrongPuck)
     #expect(buzzer.step() == nil)
     #expect(line.drives.count == 3)
   }
