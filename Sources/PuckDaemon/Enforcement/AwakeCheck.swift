@@ -4,8 +4,8 @@ import PuckSystem
 /// The wake-up check (docs/DESIGN.md W17): `[enforcement] awake_check` after a wake-up ended
 /// with a scan, the dock chirps (`BeatPattern.awakeCheck`, on the buzzer and the speaker:
 /// `Ringer.cue`) and waits a minute for the dock button or `puckctl awake`; without an answer
-/// the wake-up opens again and rings until the next scan. The waiting check lives in `guards.json`, so a restart (or a crash) in between
-/// asks all the same. Both endings are recorded in history. When to ask, what a due check does
+/// the wake-up opens again and rings until the next scan. The waiting check lives in
+/// `guards.json`, so a restart (or a crash) in between asks all the same. Both endings are recorded in history. When to ask, what a due check does
 /// and what a restart keeps are the core's rules (`AwakeCheckState.step`); this is their shell:
 /// the timer, the chirp, the log and the saves.
 ///
