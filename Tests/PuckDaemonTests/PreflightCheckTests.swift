@@ -133,6 +133,7 @@ struct PreflightCheckTests {
     #expect(reply.ok == false)
     #expect(report.failures.map(\.name) == ["audio"])
     #expect(try part("audio", of: report).detail.contains("no such device"))
+    #expect(dock.bench.audio?.sounds.isEmpty == true, "no cue on a speaker that does not open")
   }
 
   @Test("a loosened pairing file fails the check, and the paired tag still ends the wake-up")

@@ -49,12 +49,14 @@ final class Ringer {
   private var isSounding: Bool { ringing != nil || rehearsing }
 
   /// A short signal on both outputs: the buzzer's chirp and the same beats on the speaker
-  /// (`AlarmTone.cue`), at the ring's starting volume, so a dock without a buzzer is heard too
-  /// (the wake-up check's question, a failed pre-flight check). Nothing while a ring or a
-  /// rehearsal sounds; a ring or rehearsal that starts cuts the cue short.
+  /// (`AlarmTone.cue`), held at the ring's starting volume, so a dock without a buzzer is heard
+  /// too (the wake-up check's question, a failed pre-flight check, a wrong puck). Nothing
+  /// while a ring or a rehearsal sounds; a ring or rehearsal that starts cuts the cue short.
+  /// Not on a speaker known not to open: it would only retry and log faults that are not a
+  /// ring's (the check that found it says so).
   func cue(_ pattern: BeatPattern) {
     lines.buzzer.chirp(pattern)
-    guard !isSounding, let sound = AlarmTone.cue(pattern) else { return }
+    guard !isSounding, health.state != .fault, let sound = AlarmTone.cue(pattern) else { return }
     if cueing { audio.stop() }
     audio.start(
       sound: sound, startVolume: Double(settings.config.audio.startVolumePercent) / 100, ramp: nil)
