@@ -57,7 +57,7 @@ struct StatusText {
           + "sudo puckctl override --cancel stops it")
     }
     if let check = status.awakeCheck {
-      let hasButton = status.devices.contains { $0.name == DockDevice.button.rawValue && $0.state != .absent }
+      let hasButton = status.devices.contains { $0.device == .button && $0.state != .absent }
       if let answerBy = check.answerBy {
         lines.append(
           "Wake-up check: \(AwakeCheckState.howToAnswer(button: hasButton)) by \(local(answerBy)) "

@@ -46,10 +46,7 @@ struct ManualClockDaemonTests {
 
   @Test("a stop only silences: the retry rings after retry_delay; an unanswered ring times out as a bypass")
   func bypassRetryAndRingTimeout() throws {
-    let dock = try ManualDock(at: "2026-03-02T06:00:00Z", config: Self.quickRetries)
-    try dock.start()
-    try dock.addAlarm(6, 1)
-    try dock.advance(.seconds(60))
+    let dock = try ManualDock.ringing(config: Self.quickRetries)
     #expect(try dock.guards().first?.ringing == true)
 
     #expect(try dock.request("stop").ok == true)
@@ -74,10 +71,7 @@ struct ManualClockDaemonTests {
 
   @Test("a wrong tag and a tag that was already lying there leave the wake-up open")
   func wrongAndStaleTags() throws {
-    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
-    try dock.start()
-    try dock.addAlarm(6, 1)
-    try dock.advance(.seconds(60))
+    let dock = try ManualDock.ringing()
     dock.bench.reader?.present(dock.stranger)
     dock.bench.reader?.present(dock.puck, fresh: false)
     try dock.settle()
@@ -90,10 +84,7 @@ struct ManualClockDaemonTests {
 
   @Test("a wrong tag while the ring is stopped is told on the speaker too; during the ring nothing is added")
   func wrongTagIsToldOnTheSpeaker() throws {
-    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
-    try dock.start()
-    try dock.addAlarm(6, 1)
-    try dock.advance(.seconds(60))
+    let dock = try ManualDock.ringing()
     let audio = try #require(dock.bench.audio)
     let wrongPuck = try #require(AlarmTone.cue(.wrongPuck))
     dock.bench.reader?.present(dock.stranger)
@@ -279,7 +270,7 @@ struct ManualClockDaemonTests {
 
   @Test("adaptive bypass: each retry comes sooner, down to the floor, and starts louder, up to full volume")
   func adaptiveBypass() throws {
-    let dock = try ManualDock(
+    let dock = try ManualDock.ringing(
       config: """
         [audio]
         start_volume = 30%
@@ -289,9 +280,6 @@ struct ManualClockDaemonTests {
         retry_shrink = 2min
         retry_floor = 1min
         """)
-    try dock.start()
-    try dock.addAlarm(6, 1)
-    try dock.advance(.seconds(60))
     var delays: [Int64] = []
     for _ in 0..<4 {
       try dock.request("stop")

@@ -10,10 +10,7 @@ import Testing
 @Suite("override after a delay", .serialized)
 struct OverrideDelayTests {
   private func ringingDock(delay: String = "2min") throws -> ManualDock {
-    let dock = try ManualDock(config: "[enforcement]\noverride_delay = \(delay)\n")
-    try dock.start()
-    try dock.addAlarm(6, 1)
-    try dock.advance(.seconds(60))
+    let dock = try ManualDock.ringing(config: "[enforcement]\noverride_delay = \(delay)\n")
     #expect(try dock.guards().first?.ringing == true)
     return dock
   }

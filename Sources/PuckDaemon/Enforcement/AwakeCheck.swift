@@ -5,9 +5,10 @@ import PuckSystem
 /// with a scan, the dock chirps (`BeatPattern.awakeCheck`, on the buzzer and the speaker:
 /// `Ringer.cue`) and waits a minute for the dock button or `puckctl awake`; without an answer
 /// the wake-up opens again and rings until the next scan. The waiting check lives in
-/// `guards.json`, so a restart (or a crash) in between asks all the same. Both endings are recorded in history. When to ask, what a due check does
-/// and what a restart keeps are the core's rules (`AwakeCheckState.step`); this is their shell:
-/// the timer, the chirp, the log and the saves.
+/// `guards.json`, so a restart (or a crash) in between asks all the same. Both endings are
+/// recorded in history. When to ask, what a due check does and what a restart keeps are the
+/// core's rules (`AwakeCheckState.step`); this is their shell: the timer, the chirp, the log
+/// and the saves.
 ///
 /// A check starts in the write that closes the wake-up, and an unanswered one ends in the write
 /// that opens it again: the check is put in or taken out of the record in memory, and the

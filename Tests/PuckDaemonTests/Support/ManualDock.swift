@@ -105,6 +105,16 @@ final class ManualDock {
     try settle()
   }
 
+  /// A started dock (06:00, Monday 2 March 2026) whose 06:01 alarm has just fallen due and
+  /// rings: where most wake-up tests begin.
+  static func ringing(config: String = "") throws -> ManualDock {
+    let dock = try ManualDock(config: config)
+    try dock.start()
+    try dock.addAlarm(6, 1)
+    try dock.advance(.seconds(60))
+    return dock
+  }
+
   /// Stops the daemon as SIGTERM would (guards stay open on disk).
   func stop() {
     daemon?.finish()
