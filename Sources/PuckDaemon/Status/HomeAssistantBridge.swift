@@ -69,7 +69,7 @@ final class HomeAssistantBridge {
       let broker = try dock.settings.broker()
       let address = broker.address
       let connection = try MQTTConnection(
-        clientID: "puckd-\(made.dock)-homeassistant", settings: broker,
+        clientIDPrefix: "puckd-\(made.dock)-homeassistant-", settings: broker,
         will: .init(topic: made.availabilityTopic, payload: Array("offline".utf8)),
         subscriptions: [made.homeAssistantStatusTopic, made.bypassTopic, made.scannerConfigsTopic]
       ) { event in

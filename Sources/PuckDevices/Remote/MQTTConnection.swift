@@ -113,15 +113,16 @@ public final class MQTTConnection: Sendable {
     return true
   }()
 
-  /// A client named `clientID` (unique on the broker), with a clean session: nothing is queued
-  /// for it while it is away, so nothing old arrives after an outage.
+  /// A client whose ID is `clientIDPrefix` and a random part of its own
+  /// (`randomClientID(prefix:)`), with a clean session: nothing is queued for it while it is
+  /// away, so nothing old arrives after an outage.
   public init(
-    clientID: String, settings: BrokerSettings, will: Will? = nil, subscriptions: [String],
+    clientIDPrefix: String, settings: BrokerSettings, will: Will? = nil, subscriptions: [String],
     maximumPayload: Int = MQTTConnection.defaultMaximumPayload,
     handler: @escaping @Sendable (Event) -> Void
   ) throws(MQTTError) {
     _ = Self.libraryReady
-    guard let pointer = mosquitto_new(clientID, true, nil) else {
+    guard let pointer = mosquitto_new(Self.randomClientID(prefix: clientIDPrefix), true, nil) else {
       throw MQTTError(function: "mosquitto_new", code: Int32(MOSQ_ERR_NOMEM.rawValue))
     }
     handle = Handle(pointer: pointer)
@@ -149,6 +150,20 @@ public final class MQTTConnection: Sendable {
       mosquitto_destroy(pointer)
       throw error
     }
+  }
+
+  /// `prefix` and 16 hex digits, 64 bits from the kernel's generator (`SystemRandomNumberGenerator`
+  /// reads `getrandom`), drawn anew for each connection, so at each start (docs/DESIGN.md M11).
+  /// Mosquitto drops a connected client when another connects with its ID (session takeover)
+  /// and publishes its last will: an ID anyone could derive, from what is published or from a
+  /// fixed name, let any client of the broker cut the dock and the node off (issue 33). The ID
+  /// is never published or logged. The prefix only names the client in the broker's log. With a
+  /// 32-byte name the ID is past MQTT 3.1.1's 23-byte minimum, as it was before; Mosquitto takes
+  /// up to 65,535 bytes.
+  public static func randomClientID(prefix: String) -> String {
+    var generator = SystemRandomNumberGenerator()
+    let digits = String(generator.next() as UInt64, radix: 16)
+    return prefix + String(repeating: "0", count: 16 - digits.utf8.count) + digits
   }
 
   /// Starts connecting in the background; the handler hears `.connected` once the broker

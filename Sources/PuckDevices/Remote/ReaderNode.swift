@@ -74,7 +74,7 @@ public final class ReaderNode: Sendable {
     let name = configuration.name
     let box = Mutex<ReaderNode?>(nil)
     connection = try MQTTConnection(
-      clientID: "puck-reader-\(name)-\(boot.prefix(6))", settings: configuration.broker,
+      clientIDPrefix: "puck-reader-\(name)-", settings: configuration.broker,
       will: .init(
         topic: RemoteTopic.presence(name),
         payload: Self.lastWill(name: name, boot: boot, key: configuration.key, at: wallMilliseconds())),

@@ -96,7 +96,7 @@ public final class RemoteTagReader: TagReader {
     let name = configuration.name
     do throws(MQTTError) {
       let connection = try MQTTConnection(
-        clientID: "puckd-\(configuration.dock)-\(name)-\(boot.prefix(6))", settings: configuration.broker,
+        clientIDPrefix: "puckd-\(configuration.dock)-\(name)-", settings: configuration.broker,
         subscriptions: [RemoteTopic.events(name), RemoteTopic.presence(name)]
       ) { [weak self] event in self?.received(event) }
       state.withLock { $0.connection = connection }

@@ -4,16 +4,27 @@ import Glibc
 /// A real `mosquitto` on a loopback port of its own, started and killed by the test.
 final class Broker {
   let port: Int
+  /// A second free port, for a configuration with two listeners (the README's).
+  let otherPort: Int
   let directory: URL
   private var process: Process?
 
   /// A broker on a free port; `config` is added to its configuration (ACLs, password file).
-  init(config: String = "allow_anonymous true\n") throws {
+  convenience init(config: String = "allow_anonymous true\n") throws {
+    try self.init { port, _, _ in "listener \(port) 127.0.0.1\n\(config)" }
+  }
+
+  /// A broker whose whole configuration `configuration` writes, given the two ports and the
+  /// broker's directory (where it may put password and ACL files).
+  init(configuration: (_ port: Int, _ otherPort: Int, _ directory: URL) throws -> String) throws {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "broker-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     port = Broker.freePort()
-    try "listener \(port) 127.0.0.1\n\(config)".write(
+    var other = Broker.freePort()
+    while other == port { other = Broker.freePort() }
+    otherPort = other
+    try configuration(port, otherPort, directory).write(
       to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
     try start()
   }
@@ -28,11 +39,24 @@ final class Broker {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
     process.arguments = ["-c", directory.appendingPathComponent("mosquitto.conf").path]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.spawn()
+    try process.run(appendingOutputTo: logPath)
     self.process = process
     try waitUntil(timeout: 5, "mosquitto listens on \(port)") { Broker.accepts(port) }
+  }
+
+  /// Where the broker logs (its stderr): with Mosquitto's default log types, each client's
+  /// connection, with its client ID and account.
+  var logPath: String { directory.appendingPathComponent("mosquitto.log").path }
+
+  var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+  /// The client IDs the broker took from clients logged in as `user`, from its log.
+  func clientIDs(of user: String) -> Set<String> {
+    Set(
+      log.split(separator: "\n").compactMap { line -> String? in
+        guard line.contains("New client connected from"), line.hasSuffix("u'\(user)').") else { return nil }
+        return line.firstMatch(of: #/ as (\S+) \(/#).map { String($0.output.1) }
+      })
   }
 
   /// Kills the broker at once.
@@ -75,8 +99,10 @@ final class Broker {
 
   /// Starts `mosquitto_sub` on `topic` in the background and waits until the broker has taken
   /// its subscription; `messages` reads what it heard so far (one `topic payload` per line).
-  func subscribe(_ topic: String) throws -> Subscriber {
-    try Subscriber(port: port, topic: topic, directory: directory)
+  func subscribe(
+    _ topic: String, as account: (user: String, password: String)? = nil, port: Int? = nil
+  ) throws -> Subscriber {
+    try Subscriber(port: port ?? self.port, topic: topic, account: account, directory: directory)
   }
 
   /// A broker with accounts (`mosquitto_passwd`) and per-client ACLs, as the README shows.
@@ -93,6 +119,41 @@ final class Broker {
     let aclFile = directory.appendingPathComponent("acl").path
     try acl.write(toFile: aclFile, atomically: true, encoding: .utf8)
     return try Broker(config: "allow_anonymous false\npassword_file \(passwords)\nacl_file \(aclFile)\n")
+  }
+
+  /// A broker set up as the README's Mosquitto section says, with its configuration and ACL
+  /// files read from the README itself: `puckAlarm`'s accounts (the dock's and the node's) on
+  /// the first listener, `others`' on the second.
+  static func readme(puckAlarm: [String: String], others: [String: String]) throws -> Broker {
+    try Broker { port, otherPort, directory in
+      for (file, accounts) in [("puckalarm.passwd", puckAlarm), ("others.passwd", others)] {
+        let path = directory.appendingPathComponent(file).path
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        for (user, password) in accounts {
+          let made = try runExternal("/usr/bin/mosquitto_passwd", ["-b", path, user, password])
+          guard made.status == 0 else { throw HarnessError("mosquitto_passwd: \(made.stderr)") }
+        }
+      }
+      for file in ["puckalarm.acl", "others.acl"] {
+        try readmeBlock("# /etc/mosquitto/\(file)").write(
+          to: directory.appendingPathComponent(file), atomically: true, encoding: .utf8)
+      }
+      return try readmeBlock("# /etc/mosquitto/conf.d/puckalarm.conf")
+        .replacingOccurrences(of: "listener 1883\n", with: "listener \(port) 127.0.0.1\n")
+        .replacingOccurrences(of: "listener 1884\n", with: "listener \(otherPort) 127.0.0.1\n")
+        .replacingOccurrences(of: "/etc/mosquitto/", with: directory.path + "/")
+    }
+  }
+
+  /// The text of the README's code block that begins with the line `header`.
+  static func readmeBlock(_ header: String) throws -> String {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    guard let start = readme.range(of: header + "\n"),
+      let end = readme.range(of: "```", range: start.upperBound..<readme.endIndex)
+    else { throw HarnessError("the README has no '\(header)' block") }
+    return String(readme[start.upperBound..<end.lowerBound])
   }
 
   private static func accepts(_ port: Int) -> Bool {
@@ -179,11 +240,15 @@ final class Subscriber {
   private let process = Process()
   private let path: String
 
-  fileprivate init(port: Int, topic: String, directory: URL) throws {
+  fileprivate init(
+    port: Int, topic: String, account: (user: String, password: String)?, directory: URL
+  ) throws {
     path = directory.appendingPathComponent("sub-\(UUID().uuidString.prefix(6)).log").path
     // stdbuf: a line at a time, so the subscription is seen as soon as it is made.
     process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
-    process.arguments = ["-oL", "/usr/bin/mosquitto_sub", "-p", "\(port)", "-t", topic, "-v", "-d"]
+    process.arguments =
+      ["-oL", "/usr/bin/mosquitto_sub", "-p", "\(port)", "-t", topic, "-v", "-d"]
+      + (account.map { ["-u", $0.user, "-P", $0.password] } ?? [])
     try process.run(appendingOutputTo: path)
     try waitUntil(timeout: 5, "mosquitto_sub subscribed to \(topic)") { self.output.contains("SUBACK") }
   }
@@ -198,11 +263,14 @@ final class Subscriber {
   private var output: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
 
   /// The payloads heard so far (without `-d`'s debug lines).
-  var payloads: [String] {
+  var payloads: [String] { messages.map(\.payload) }
+
+  /// The messages heard so far, each with its topic (without `-d`'s debug lines).
+  var messages: [(topic: String, payload: String)] {
     output.split(separator: "\n").compactMap { line in
       guard !line.hasPrefix("Client "), !line.hasPrefix("Subscribed"), let space = line.firstIndex(of: " ")
       else { return nil }
-      return String(line[line.index(after: space)...])
+      return (String(line[..<space]), String(line[line.index(after: space)...]))
     }
   }
 }

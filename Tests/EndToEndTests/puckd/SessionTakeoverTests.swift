@@ -1,0 +1,61 @@
+import Foundation
+import Glibc
+import PuckCore
+import Testing
+
+/// Issue 33 item 4: a client of the broker that connects with another client's ID makes
+/// Mosquitto drop that client (session takeover) and publish its last will. Real `mosquitto`,
+/// real `puckd` and `puck-reader` processes, the emulated PN532 at the node.
+@Suite("client IDs nobody can guess (issue 33 item 4)", .serialized)
+struct SessionTakeoverTests {
+  @Test(
+    "a broker client that learns everything published and connects with every client ID it can derive cuts nobody off: the kitchen puck ends the wake-up within 5 s, the node is never offline"
+  )
+  func derivedClientIDsTakeNoSession() throws {
+    let broker = try Broker()
+    // The thief hears everything from the start: the pairing's scans carry the node's boot,
+    // the dock's retained want its own.
+    let learner = try broker.subscribe("#")
+    let rig = try KitchenRig(broker: broker, config: "[homeassistant]\nenabled = yes\n")
+    try rig.pair()
+    try rig.ring()
+    let dockLines = rig.dock.log.split(separator: "\n").count
+    let heard = learner.messages.count
+    let thief = SessionThief(broker: broker, learner: learner)
+    thief.start()
+    defer { thief.stop() }
+    // Long enough for every ID the thief derives to have been taken a few times over; each
+    // took its owner's session before the IDs were random.
+    try waitUntil(timeout: 20, "the thief has connected with each ID it derives three times") {
+      thief.rounds >= 3
+    }
+    usleep(1_000_000)
+    rig.emulator.present(uid: kitchenPuck)
+    // Recorded, not thrown: the checks below say what the thief did meanwhile.
+    do {
+      try waitUntil(timeout: 5, "the genuine scan at the node ends the wake-up") {
+        try rig.dock.guards().isEmpty
+      }
+    } catch {
+      Issue.record(error)
+    }
+    thief.stop()
+
+    // The thief knew the formulas and the values: it did try the old IDs.
+    let tried = thief.triedIDs
+    for prefix in ["puck-reader-kitchen-", "puckd-bedroom-kitchen-", "puckd-bedroom-homeassistant"] {
+      #expect(tried.contains { $0.hasPrefix(prefix) }, "the thief tried no \(prefix)… (\(tried.sorted()))")
+    }
+    let since = learner.messages.dropFirst(heard)
+    #expect(
+      !since.contains { $0.topic == RemoteTopic.presence("kitchen") && $0.payload.contains("offline") },
+      "the broker published the node's last will")
+    #expect(
+      !since.contains { $0.topic == "puckalarm/dock/bedroom/availability" && $0.payload == "offline" },
+      "the broker published the Home Assistant bridge's last will")
+    let faults = rig.dock.log.split(separator: "\n").dropFirst(dockLines).filter {
+      $0.hasPrefix("<3>reader kitchen")
+    }
+    #expect(faults.isEmpty, "the dock reported the kitchen reader faulty: \(faults)")
+  }
+}
