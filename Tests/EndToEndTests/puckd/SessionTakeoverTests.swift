@@ -58,4 +58,51 @@ struct SessionTakeoverTests {
     }
     #expect(faults.isEmpty, "the dock reported the kitchen reader faulty: \(faults)")
   }
+
+  @Test(
+    "with the README's broker configuration, another account cannot take a session over even with the exact client ID"
+  )
+  func readmeBrokerKeepsOtherAccountsOffTheSessions() throws {
+    let puckAlarm = ["bedroom": "dock-secret", "kitchen": "node-secret"]
+    let guest = (user: "guest", password: "guest-secret")
+    let broker = try Broker.readme(puckAlarm: puckAlarm, others: [guest.user: guest.password])
+    let rig = try KitchenRig(broker: broker, accounts: puckAlarm)
+    try rig.pair()
+    try rig.ring()
+    // The dock's and the node's IDs, from the broker's own log: more than any client can learn,
+    // handed to the thief, which tries them on both listeners with its own account.
+    let genuine = broker.clientIDs(of: "bedroom").union(broker.clientIDs(of: "kitchen")).sorted()
+    #expect(genuine.contains { $0.hasPrefix("puck-reader-kitchen-") }, "\(genuine)")
+    #expect(genuine.contains { $0.hasPrefix("puckd-bedroom-kitchen-") }, "\(genuine)")
+    let brokerLines = broker.log.split(separator: "\n").count
+    let dockLines = rig.dock.log.split(separator: "\n").count
+    let thieves = [broker.otherPort, broker.port].map { port in
+      SessionThief(broker: broker, port: port, as: guest) { genuine }
+    }
+    for thief in thieves { thief.start() }
+    defer { for thief in thieves { thief.stop() } }
+    try waitUntil(timeout: 20, "each thief has connected with each ID three times") {
+      thieves.allSatisfy { $0.rounds >= 3 }
+    }
+    rig.emulator.present(uid: kitchenPuck)
+    do {
+      try waitUntil(timeout: 5, "the genuine scan at the node ends the wake-up") {
+        try rig.dock.guards().isEmpty
+      }
+    } catch {
+      Issue.record(error)
+    }
+    for thief in thieves { thief.stop() }
+
+    let since = broker.log.split(separator: "\n").dropFirst(brokerLines)
+    #expect(since.contains { $0.contains("u'guest'") }, "the thief got in on the other listener")
+    let takeovers = since.filter { line in
+      genuine.contains { line.contains("Client \($0) already connected, closing old connection") }
+    }
+    #expect(takeovers.isEmpty, "sessions taken over: \(takeovers)")
+    let faults = rig.dock.log.split(separator: "\n").dropFirst(dockLines).filter {
+      $0.hasPrefix("<3>reader kitchen")
+    }
+    #expect(faults.isEmpty, "the dock reported the kitchen reader faulty: \(faults)")
+  }
 }
