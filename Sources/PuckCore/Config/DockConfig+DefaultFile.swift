@@ -114,6 +114,8 @@ extension DockConfig {
     [mqtt]
     # The MQTT broker through which remote readers (a reader node in the kitchen, say) reach
     # this dock. Used only once a reader is enrolled with "sudo puckctl reader add NAME".
+    # Each connection takes a new random client ID at each start, published nowhere, so no
+    # other client of the broker can throw it off by using its ID.
     #host = 127.0.0.1
     # 1883 for plain MQTT, 8883 for MQTT over TLS (set ca_file).
     #port = 1883

@@ -125,7 +125,8 @@ extension DockConfig {
     ConfigSection(
       "mqtt",
       doc: "The MQTT broker through which remote readers reach this dock; used only once a reader is"
-        + " enrolled (puckctl reader add).",
+        + " enrolled (puckctl reader add). Each connection takes a new random client ID at each start,"
+        + " published nowhere, so no other client of the broker can throw it off by using its ID.",
       keys: [
         ConfigKey(
           "host", \.mqtt.host, .text(missing: "a host name or address like 192.168.1.10"),
