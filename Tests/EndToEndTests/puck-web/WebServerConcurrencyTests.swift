@@ -19,6 +19,7 @@ struct WebServerConcurrencyTests {
     // check's 5 s are up.
     let check = try HTTPConnection(port: web.port)
     defer { check.close() }
+    try web.waitUntilPuckdHoldsNoClient()
     let sent = Date()
     try check.send("POST", "/check", cookies: [cookie], form: "csrf=\(csrf)")
     try waitUntil(timeout: 4, "the check's request is at puckd") { web.daemon.connectedClients > 0 }
@@ -51,6 +52,7 @@ struct WebServerConcurrencyTests {
     let (cookie, csrf) = try web.logIn()
     let check = try HTTPConnection(port: web.port)
     defer { check.close() }
+    try web.waitUntilPuckdHoldsNoClient()
     try check.send("POST", "/check", cookies: [cookie], form: "csrf=\(csrf)")
     try waitUntil(timeout: 4, "the check's request is at puckd") { web.daemon.connectedClients > 0 }
     let process = try #require(web.process)
@@ -93,5 +95,11 @@ extension WebHarness {
     try waitUntil(timeout: 15, "puckd's check at start is over") {
       daemon.log.contains("pre-flight check (start) FAILED")
     }
+  }
+
+  /// Waits until puckd has closed every client before (the logins' status pages), so the next
+  /// connection it holds is the request the test sends.
+  fileprivate func waitUntilPuckdHoldsNoClient() throws {
+    try waitUntil(timeout: 4, "puckd holds no client") { daemon.connectedClients == 0 }
   }
 }
