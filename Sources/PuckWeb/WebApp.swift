@@ -25,15 +25,16 @@ public struct WebTime: Sendable {
 /// a request to puckd or a password check.
 public final class WebApp: Sendable {
   /// What the web may ask of puckd: reading the dock and its history, changing and pausing
-  /// alarms, the holiday pause, the pre-flight check and a short test ring.
+  /// alarms, the holiday pause and the pre-flight check.
   /// Never `stop` (a phone in bed must not be a snooze button), `awake` (the wake-up check asks
-  /// the person at the dock), nor anything of root's (override, pairing, reader keys, reload),
-  /// which puckd would refuse the group anyway. Every request goes through `send`, which holds
-  /// it to this list.
+  /// the person at the dock), `scan` (only a puck at a reader ends a wake-up, never a form),
+  /// `test` (a rehearsal asks the person at the dock too: `puckctl test` there), nor anything of
+  /// root's (override, pairing, reader keys, reload). puckd itself refuses all of these to the
+  /// web app's user (its `web` role), so this list is a second lock, not the only one. Every
+  /// request goes through `send`, which holds it to this list.
   public static let allowedCommands: Set<CommandName> = [
     .status, .alarmList, .alarmAdd, .alarmEnable, .alarmDisable, .alarmSkip, .alarmRemove, .alarmEdit,
-    .alarmPause,
-    .alarmResume, .pause, .resume, .history, .check, .test,
+    .alarmPause, .alarmResume, .pause, .resume, .history, .check,
   ]
 
   /// The session cookie's name.
@@ -334,9 +335,6 @@ public final class WebApp: Sendable {
     }
   }
 
-  /// How long the status page's test ring lasts.
-  static let testRingSeconds = 3
-
   /// The most history entries a page or the CSV reads: 20 pages of 1000.
   static let historyPages = 20
 
@@ -420,12 +418,6 @@ public final class WebApp: Sendable {
     case ["check"]:
       back = "/"
       return checked(session: session)
-    case ["test"]:
-      // A short ring and no wait for the puck: puckd answers when the ring ends, and the
-      // request holds one of the server's workers until then (never the other phones' pages).
-      back = "/"
-      request = ControlRequest(
-        .test, [.seconds: .integer(Self.testRingSeconds), .scanSeconds: .integer(0)])
     default:
       return .text("not found", status: 404)
     }

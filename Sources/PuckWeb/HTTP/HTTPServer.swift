@@ -14,9 +14,9 @@ public struct HTTPServerError: Error, Hashable, Sendable, CustomStringConvertibl
 /// (`MHD_suspend_connection`) and `handler` runs on one of `Limits.workers` threads
 /// (`RequestWorkers`), which leaves the answer and resumes the connection
 /// (`MHD_resume_connection`); the polling thread sends it with the security headers every
-/// response carries (`HTTPResponse.securityHeaders`). So a request that waits for puckd (a test
-/// ring waits 3 s for its end) never holds another phone's page: the polling thread goes on
-/// serving the other connections meanwhile. Starting one sets the process to a single malloc
+/// response carries (`HTTPResponse.securityHeaders`). So a request that waits for puckd (the
+/// pre-flight check waits up to 5 s for the devices) never holds another phone's page: the
+/// polling thread goes on serving the other connections meanwhile. Starting one sets the process to a single malloc
 /// arena (`M_ARENA_MAX`), so the workers do not each keep one resident.
 ///
 /// Cut off: a body over `Limits.body` (413, and the connection closed: at once when its

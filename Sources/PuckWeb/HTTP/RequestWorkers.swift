@@ -3,9 +3,9 @@ import PuckSystem
 import Synchronization
 
 /// The threads that answer requests, off libmicrohttpd's polling thread: a request waits here
-/// for puckd (the status page's 3 s test ring waits for the ring's end, the pre-flight check up
-/// to 5 s, any request up to `SocketDockLink.timeout` when puckd is stuck) while the polling
-/// thread goes on reading and answering other connections.
+/// for puckd (the pre-flight check up to 5 s for the devices' answers, any request up to
+/// `SocketDockLink.timeout` when puckd is stuck) while the polling thread goes on reading and
+/// answering other connections.
 ///
 /// A fixed number of threads, started with the server, so the process stays within its unit's
 /// `TasksMax` whatever the clients do; a request that finds them all busy waits its turn in a

@@ -134,8 +134,7 @@ public enum StatusPage {
     }
     return """
       <section aria-labelledby="devices"><h2 id="devices">The dock</h2><ul class="plain">\(items)\(problems)</ul>
-      <div class="actions">\(Layout.button("Run the pre-flight check", action: "/check", csrf: csrf, style: "secondary"))\
-      \(Layout.button("Test ring (3 s)", action: "/test", csrf: csrf, style: "secondary"))</div>
+      <div class="actions">\(Layout.button("Run the pre-flight check", action: "/check", csrf: csrf, style: "secondary"))</div>
       </section>
       """
   }

@@ -186,6 +186,16 @@ final class DaemonHarness {
   var log: String {
     (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
   }
+
+  /// The clients puckd has accepted on its socket and not yet closed: the accepted ends, which
+  /// `/proc/net/unix` lists as connected (`03`) with the socket's path.
+  var connectedClients: Int {
+    let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+    return table.split(separator: "\n").filter { line in
+      let fields = line.split(separator: " ")
+      return fields.count >= 8 && fields[5] == "03" && fields[7] == socketPath
+    }.count
+  }
 }
 
 /// A test set-up failure with a message.

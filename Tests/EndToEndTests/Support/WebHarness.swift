@@ -13,13 +13,30 @@ final class WebHarness {
   private(set) var process: Process?
 
   /// puckd with a config whose `[web]` section enables the app on 127.0.0.1 at a free port;
-  /// call `start()` to run both.
-  init() throws {
+  /// call `start()` to run both. `stuckAudio`: puckd's audio device never answers
+  /// (`makeAudioStuck`), so each pre-flight check waits its whole 5 s for it.
+  init(stuckAudio: Bool = false) throws {
     let port = try freeLoopbackPort()
-    daemon = try DaemonHarness(config: "[web]\nenabled = yes\naddress = 127.0.0.1\nport = \(port)\n")
+    var config = "[web]\nenabled = yes\naddress = 127.0.0.1\nport = \(port)\n"
+    if stuckAudio { config += "[audio]\ndevice = stuck\n" }
+    daemon = try DaemonHarness(config: config, audio: !stuckAudio)
     self.port = port
     passwordPath = daemon.directory.appendingPathComponent("web-password").path
     logPath = daemon.directory.appendingPathComponent("puck-web.log").path
+    if stuckAudio { try Self.makeAudioStuck(daemon) }
+  }
+
+  /// The audio device `stuck`, in puckd's own ~/.asoundrc: a file PCM writing into a FIFO that
+  /// nothing reads, so opening it (as puckd's device check does, off its loop) waits for a
+  /// reader for good, as a hung sound card would. The check's timer still ends the check.
+  private static func makeAudioStuck(_ daemon: DaemonHarness) throws {
+    let home = daemon.directory.appendingPathComponent("home")
+    try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+    let fifo = daemon.directory.appendingPathComponent("stuck.fifo").path
+    guard mkfifo(fifo, 0o600) == 0 else { throw HarnessError("mkfifo \(fifo): errno \(errno)") }
+    try "pcm.stuck { type file; slave.pcm null; file \"\(fifo)\"; format raw }\n".write(
+      to: home.appendingPathComponent(".asoundrc"), atomically: true, encoding: .utf8)
+    daemon.environment["HOME"] = home.path
   }
 
   deinit {
