@@ -43,7 +43,7 @@ demo: build
 	@[ -f $(DEMO_DIR)/puckd.conf ] || printf '%s\n' \
 	  '# Demo settings: quick retries so the loop is easy to watch.' \
 	  '[audio]' 'device = default' 'start_volume = 40%' 'ramp = 10s' \
-	  '[enforcement]' 'retry_delay = 10s' 'ring_timeout = 2min' > $(DEMO_DIR)/puckd.conf
+	  '[enforcement]' 'retry_delay = 10s' 'stop_after = 5s' 'ring_timeout = 2min' > $(DEMO_DIR)/puckd.conf
 	@echo "puckd is starting in SIMULATED mode. In another terminal:"
 	@echo "  export PUCK_SOCKET=$(DEMO_DIR)/puckd.sock PATH=$(CURDIR)/.build/debug:\$$PATH"
 	@echo "  puckctl status"

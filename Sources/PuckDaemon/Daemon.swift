@@ -34,6 +34,7 @@ public final class Daemon {
   let readers: Readers
   let remoteReaders: RemoteReaders
   let homeAssistant: HomeAssistantBridge
+  let lock: LockWindow
   let enforcement: Enforcement
   let missed: MissedRecorder
   let schedule: ScheduleKeeper
@@ -81,27 +82,28 @@ public final class Daemon {
     remoteReaders = RemoteReaders(dock: dock, makeRemote: environment.makeRemoteReader)
     let devices = DockDevices(ringer: ringer, readers: readers, remoteReaders: remoteReaders, lines: lines)
     homeAssistant = HomeAssistantBridge(dock: dock)
-    enforcement = try Enforcement(dock: dock, devices: devices, homeAssistant: homeAssistant)
+    lock = try LockWindow(dock: dock)
+    enforcement = try Enforcement(dock: dock, devices: devices, homeAssistant: homeAssistant, lock: lock)
     missed = MissedRecorder(dock: dock, enforcement: enforcement)
     awake = try AwakeCheck(dock: dock, enforcement: enforcement, ringer: ringer)
-    schedule = try ScheduleKeeper(dock: dock, enforcement: enforcement, missed: missed)
+    schedule = try ScheduleKeeper(dock: dock, enforcement: enforcement, missed: missed, lock: lock)
     retry = try StateRetry(dock: dock, enforcement: enforcement, schedule: schedule, missed: missed)
-    overrides = OverrideFlow(dock: dock, enforcement: enforcement)
+    overrides = OverrideFlow(dock: dock, enforcement: enforcement, lock: lock)
     preflight = try PreflightCheck(dock: dock, devices: devices, schedule: schedule)
-    pairingFlow = PairingFlow(dock: dock) { [enforcement] in enforcement.isOpen }
+    pairingFlow = PairingFlow(dock: dock, lock: lock) { [enforcement] in enforcement.isOpen }
     rehearsal = RehearsalFlow(dock: dock, devices: devices)
     let flows = ControlFlows(
       pairing: pairingFlow, rehearsal: rehearsal, overrides: overrides, preflight: preflight, awake: awake)
     status = StatusReporter(
       dock: dock, enforcement: enforcement, schedule: schedule, devices: devices, flows: flows,
-      homeAssistant: homeAssistant)
+      homeAssistant: homeAssistant, lock: lock)
     scans = ScanRouter(dock: dock, enforcement: enforcement, flows: flows, homeAssistant: homeAssistant)
     turnEnd = TurnEnd(
       dock: dock, devices: devices, enforcement: enforcement, flows: flows, status: status,
-      homeAssistant: homeAssistant)
+      homeAssistant: homeAssistant, lock: lock)
     router = RequestRouter(
       dock: dock, enforcement: enforcement, schedule: schedule, retry: retry, status: status,
-      devices: devices, flows: flows)
+      devices: devices, flows: flows, lock: lock)
     wire()
   }
 
@@ -162,7 +164,7 @@ public final class Daemon {
 
     server = try ControlServer(
       path: options.socketPath, loop: loop,
-      isPrivileged: { [unowned self] peer in self.router.role(of: peer) >= .member }
+      isPrivileged: { [unowned self] peer in self.router.role(of: peer) >= .web }
     ) { [unowned self] client, request in
       self.router.received(request, from: client)
     }

@@ -157,6 +157,7 @@ final class Settings {
     settings.retryShrink = config.enforcement.retryShrink
     settings.retryFloor = config.enforcement.retryFloor
     settings.networkBypass = config.homeAssistant.bypass
+    settings.stopAfter = config.enforcement.stopAfter
     return settings
   }
 }

@@ -7,8 +7,9 @@ public protocol DockLink: Sendable {
   func send(_ request: ControlRequest) throws(ControlFailure) -> ControlReply
 }
 
-/// The dock through its control socket, as the `puckalarm` group: `puck-web` runs as its own
-/// user in that group, so puckd grants it exactly the group's rights (docs/DESIGN.md C2).
+/// The dock through its control socket: `puck-web` runs as its own user, in the `puckalarm`
+/// group, and puckd gives that user the `web` role, narrower than the group's: no stop, scan,
+/// rehearsal or answer to the wake-up check (docs/DESIGN.md C2).
 public struct SocketDockLink: DockLink {
   /// How long one read or write of a request may wait before the page says the dock is not
   /// answering: longer than the pre-flight check's own 5 s limit.

@@ -135,7 +135,13 @@ struct ClientCommands {
         line += paused == reply.pausedUntil ? "  (dock paused until \(paused))" : "  (paused until \(paused))"
       }
       if let next = view.next { line += "  next \(text.local(next))" }
+      if view.lockedUntil != nil { line += "  (locked)" }
       print(line)
+    }
+    if alarms.contains(where: { $0.lockedUntil != nil }) {
+      print(
+        "(locked): it rings within lock_before; until then nothing removes or delays it. "
+          + "Up already? Scan the puck: it ends today's alarm")
     }
     if ownPause { print("(paused until …): 'puckctl alarm resume ID' ends that alarm's own pause") }
     if reply.pausedUntil != nil {

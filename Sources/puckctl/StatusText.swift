@@ -72,6 +72,12 @@ struct StatusText {
       lines.append(
         "Paused:   the whole dock, until \(paused) (alarms ring again that day; puckctl resume ends it)")
     }
+    for locked in status.locked ?? [] {
+      lines.append(
+        "Locked:   alarm \(locked.alarmID), \(locked.description), until it rings at \(local(locked.until)) "
+          + "(\(relative(locked.until))): nothing removes or delays it now; up already? scan the puck to end it"
+      )
+    }
     if let name = status.nextAlarm, let at = status.nextAlarmAt {
       lines.append("Next:     \(name) at \(local(at)) (\(relative(at)))")
     } else {

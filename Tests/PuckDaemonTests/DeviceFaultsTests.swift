@@ -179,7 +179,7 @@ struct DeviceFaultsTests {
     try dock.advance(.seconds(60))
 
     disk.fill()
-    #expect(try dock.request("stop").ok == true, "a bypass is not refused because the disk is full")
+    #expect(try dock.stopOnceHeard().ok == true, "a bypass is not refused because the disk is full")
     #expect(try dock.guards().first?.ringing == false)
     try dock.advance(.seconds(300))
     #expect(try dock.guards().first?.ringing == true, "the retry rings")
@@ -217,7 +217,7 @@ struct DeviceFaultsTests {
     try dock.addAlarm(6, 1)
     try dock.advance(.seconds(60))
     #expect(disk.makeReadOnly())
-    #expect(try dock.request("stop").ok == true)
+    #expect(try dock.stopOnceHeard().ok == true)
     try dock.advance(.seconds(600))
     #expect(try dock.guards().first?.ringing == true, "the retry rings from memory")
     let reply = try dock.request(

@@ -19,7 +19,8 @@ struct ManualClockDaemonTests {
 
   @Test("an alarm rings at its second, not before; the reader polls only then; the puck ends it")
   func ringsOnTimeAndScanEndsIt() throws {
-    let dock = try ManualDock(at: "2026-03-02T06:00:00Z")
+    // The hour-before lock off: with it the reader polls in that hour too (LockWindowTests).
+    let dock = try ManualDock(at: "2026-03-02T06:00:00Z", config: "[enforcement]\nlock_before = 0s\n")
     try dock.start()
     try dock.addAlarm(6, 30)
     #expect(dock.bench.reader?.isPolling == false, "the RF field is off while nothing is open")
@@ -44,18 +45,20 @@ struct ManualClockDaemonTests {
     #expect(entry.closedAt == dock.now)
   }
 
-  @Test("a stop only silences: the retry rings after retry_delay; an unanswered ring times out as a bypass")
+  @Test(
+    "a stop only silences, for half the ring heard; an unanswered ring times out as a bypass and the retry rings after retry_delay"
+  )
   func bypassRetryAndRingTimeout() throws {
     let dock = try ManualDock.ringing(config: Self.quickRetries)
     #expect(try dock.guards().first?.ringing == true)
 
-    #expect(try dock.request("stop").ok == true)
+    #expect(try dock.stopOnceHeard(.seconds(40)).ok == true)
     var open = try #require(try dock.guards().first)
     #expect(!open.ringing && open.bypassCount == 1)
-    #expect(open.retryAt == dock.now.adding(seconds: 300))
+    #expect(open.retryAt == dock.now.adding(seconds: 20), "half the 40 s heard, below retry_delay")
     #expect(dock.bench.audio?.isPlaying == false)
 
-    try dock.advance(.seconds(299))
+    try dock.advance(.seconds(19))
     #expect(try dock.guards().first?.ringing == false)
     try dock.advance(.seconds(1))
     #expect(try dock.guards().first?.ringing == true, "the retry rings again")
@@ -90,7 +93,7 @@ struct ManualClockDaemonTests {
     dock.bench.reader?.present(dock.stranger)
     try dock.settle()
     #expect(audio.sounds.count == 1, "the ring goes on, no cue over it")
-    #expect(try dock.request("stop").ok == true)
+    #expect(try dock.stopOnceHeard().ok == true)
     dock.bench.reader?.present(dock.stranger)
     try dock.settle()
     #expect(audio.sounds.last == wrongPuck && audio.isPlaying, "three beeps: not the paired tag")
@@ -152,7 +155,8 @@ struct ManualClockDaemonTests {
     try dock.start()
     try dock.addAlarm(6, 1, on: LocalDate(year: 2026, month: 3, day: 2))
     try dock.advance(.seconds(60))
-    try dock.request("stop")
+    // Nobody stops the ring: its timeout is the bypass, and the retry comes retry_delay later.
+    try dock.advance(.seconds(120))
 
     try dock.stepWall(by: .seconds(3600))
     var open = try #require(try dock.guards().first)
@@ -279,10 +283,12 @@ struct ManualClockDaemonTests {
         retry_delay = 5min
         retry_shrink = 2min
         retry_floor = 1min
+        ring_timeout = 1min
         """)
     var delays: [Int64] = []
     for _ in 0..<4 {
-      try dock.request("stop")
+      // Nobody stops the ring: its timeout is the bypass.
+      try dock.advance(.seconds(60))
       let retryAt = try #require(try dock.guards().first?.retryAt)
       delays.append(retryAt.seconds(since: dock.now))
       try dock.advance(.seconds(retryAt.seconds(since: dock.now)))

@@ -20,13 +20,13 @@ struct OverrideDelayTests {
     let dock = try ringingDock()
     let override = try dock.open("override")
     #expect(try override.replies().first?.progress?.contains("WITHOUT a scan") == true)
-    #expect(try dock.request("stop").ok == true)
+    #expect(try dock.stopOnceHeard().ok == true)
     let cancelled = try #require(try override.replies().last)
     #expect(
       cancelled.failure?.message.contains("override cancelled: the ring was stopped") == true, "\(cancelled)")
     #expect(try dock.status().overrideAt == nil)
 
-    // Quiet after the stop: refused until the retry rings again (retry_delay, 60 s).
+    // Quiet after the stop: refused until the retry rings again (10 s: half the ring heard).
     let quiet = try dock.request("override")
     #expect(quiet.failure?.kind == .refused)
     #expect(quiet.failure?.message.contains("only while the ring goes on") == true)

@@ -34,8 +34,9 @@ struct RemoteReadersTests {
     #expect(status.devices.filter { $0.name == "reader" }.count == 1)
     #expect(try dock.request("reader", "add", "kitchen").failure?.kind == .refused, "enrolled once")
 
+    #expect(!kitchen.isPolling, "nothing is open or due within the hour")
     try dock.addAlarm(6, 1, days: Set(Weekday.allCases))
-    #expect(!kitchen.isPolling)
+    #expect(kitchen.isPolling, "in the hour before the alarm it looks for the puck (docs/DESIGN.md S12)")
     try dock.advance(.seconds(60))
     #expect(try dock.guards().first?.ringing == true)
     #expect(kitchen.isPolling, "the field is on while the wake-up is open")

@@ -38,7 +38,7 @@ struct WakeUpOpenRefusalsTests {
     try dock.start()
     try dock.addAlarm(6, 1, days: everyDay)
     try dock.advance(.seconds(60))
-    #expect(try dock.request("stop").ok == true)
+    #expect(try dock.stopOnceHeard().ok == true)
     try #require(try dock.guards().first?.ringing == false, "quiet until the retry")
     let rehearsal = try dock.request("test")
     #expect(rehearsal.failure?.kind == .refused, "\(rehearsal)")

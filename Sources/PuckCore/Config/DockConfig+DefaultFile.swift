@@ -88,6 +88,16 @@ extension DockConfig {
     # How long after a bypass (button, "puckctl stop", ring timeout) the alarm rings again:
     # 5s to 30min.
     #retry_delay = 60s
+    # "puckctl stop" (from a shell on the dock or over SSH) counts only once the ring has been
+    # heard this long, and then silences it for at most half as long as it was heard, so no
+    # script or loop of stops keeps a wake-up quiet. The dock button stops it at once: 5s to 30min.
+    #stop_after = 20s
+    # For this long before each alarm nothing may skip, disable, remove, pause or delay it, not
+    # even root: the phone in bed cannot cancel the alarm at 05:59. Adding alarms and making one
+    # earlier still work, and a change made in the last 2 minutes may be corrected. Already up?
+    # Scan a paired puck in that time: the coming alarm ends before it rings ("up before the
+    # alarm"). 0s to 12h; 0s turns the lock off.
+    #lock_before = 1h
     # A ring nobody touches is silenced after this long and counted as a bypass: 1min to 2h.
     #ring_timeout = 10min
     # How late an alarm may still ring when the board was off or puckd down at its time;

@@ -94,6 +94,17 @@ extension DockConfig {
           "retry_delay", \.enforcement.retryDelay, .duration(.seconds(5)...(.seconds(30 * 60))),
           doc: "How long after a bypass (the button, puckctl stop, a ring timeout) the alarm rings again."),
         ConfigKey(
+          "stop_after", \.enforcement.stopAfter, .duration(.seconds(5)...(.seconds(30 * 60))),
+          doc: "puckctl stop counts only once the ring has been heard this long, and then silences it for"
+            + " at most half as long as it was heard: no script or loop of stops keeps a wake-up quiet."
+            + " The dock button stops it at once."),
+        ConfigKey(
+          "lock_before", \.enforcement.lockBefore, .duration(.zero...(.seconds(12 * 3600))),
+          doc: "For this long before each alarm nothing may skip, disable, remove, pause or delay it, not"
+            + " even root (adding alarms and making one earlier still work, and a change made in the last"
+            + " 2 minutes may be corrected); a scan of a paired puck in that time ends the coming alarm"
+            + " before it rings, as \"up before the alarm\". 0s turns the lock off."),
+        ConfigKey(
           "ring_timeout", \.enforcement.ringTimeout, .duration(.seconds(60)...(.seconds(2 * 3600))),
           doc: "A ring nobody touches is silenced after this long and counted as a bypass."),
         ConfigKey(

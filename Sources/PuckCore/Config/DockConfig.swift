@@ -194,6 +194,14 @@ public struct EnforcementSettings: Hashable, Sendable {
   /// (or `puckctl awake`) within a minute, and opens the wake-up again without an answer; 0s
   /// (the default) never asks (docs/DESIGN.md W17).
   public var awakeCheck: Duration = .zero
+  /// `stop_after`: how long a ring must have been heard before a stop through the control
+  /// socket (`puckctl stop`, from a shell anywhere) counts; the dock button counts at once
+  /// (docs/DESIGN.md W18).
+  public var stopAfter: Duration = .seconds(20)
+  /// `lock_before`: how long before each occurrence nothing may remove or delay it, root
+  /// included; a scan of the puck inside it ends the occurrence early (docs/DESIGN.md S12).
+  /// Zero turns the lock off.
+  public var lockBefore: Duration = .seconds(3600)
 
   /// Enforcement settings; defaults: 60 s retry delay, 10 min ring timeout, 30 min grace.
   public init(

@@ -169,7 +169,7 @@ extension CommandName {
         details: "Lists the paired pucks: name, tag (masked), when paired, when last seen.")
     case .alarmAdd:
       return CommandSpec(
-        self, .member,
+        self, .web,
         [
           .operand(.time, .time), .days, .date, .label,
           CommandArgument(.option("no-puck"), .flag(false), field: .requiresPuck, default: .flag(true)),
@@ -189,22 +189,26 @@ extension CommandName {
           """)
     case .alarmRemove:
       return CommandSpec(
-        self, .member, [.alarmID], summary: "remove an alarm",
-        details: "'rm', 'enable', 'disable' and 'skip' are refused for an alarm whose wake-up is open.")
+        self, .web, [.alarmID], summary: "remove an alarm",
+        details: """
+          'rm', 'enable', 'disable' and 'skip' are refused for an alarm whose wake-up is open. Within
+          lock_before (an hour by default) of its next ring nothing may remove or delay an alarm,
+          not even root; a scan of the puck then ends it early.
+          """)
     case .alarmEnable:
       return CommandSpec(
-        self, .member, [.alarmID], summary: "let an alarm ring again",
+        self, .web, [.alarmID], summary: "let an alarm ring again",
         details:
           "'enable' also takes back a skip. The reply says when the alarm rings next, or that it never will.")
     case .alarmDisable:
-      return CommandSpec(self, .member, [.alarmID], summary: "keep an alarm without ringing it")
+      return CommandSpec(self, .web, [.alarmID], summary: "keep an alarm without ringing it")
     case .alarmSkip:
       return CommandSpec(
-        self, .member, [.alarmID], summary: "skip only the next occurrence",
+        self, .web, [.alarmID], summary: "skip only the next occurrence",
         details: "'skip' skips only the next occurrence.")
     case .alarmEdit:
       return CommandSpec(
-        self, .member,
+        self, .web,
         [
           .alarmID, CommandArgument(.option("time"), .time, field: .time), .days, .date, .label,
           CommandArgument(.option("puck"), .flag(true), field: .requiresPuck), .noPuck,
@@ -214,18 +218,18 @@ extension CommandName {
         details: "'edit' changes what it is given and keeps the rest.")
     case .alarmPause:
       return CommandSpec(
-        self, .member, [.alarmID, .until], summary: "no ring from this alarm before DATE",
+        self, .web, [.alarmID, .until], summary: "no ring from this alarm before DATE",
         details: """
           'pause --until DATE': nothing rings before DATE, the first day it rings again, at most a
           year ahead. Edit, pause and resume are refused for an alarm whose wake-up is open.
           """)
     case .alarmResume:
       return CommandSpec(
-        self, .member, [.alarmID], summary: "end an alarm's pause",
+        self, .web, [.alarmID], summary: "end an alarm's pause",
         details: "'resume' ends the alarm's own pause (not the whole dock's: that is 'puckctl resume').")
     case .pause:
       return CommandSpec(
-        self, .member, [.until], summary: "no alarm rings before DATE (holidays)",
+        self, .web, [.until], summary: "no alarm rings before DATE (holidays)",
         details: """
           Pauses the whole dock: no alarm rings on a day before DATE, the first day alarms ring
           again, at most a year ahead ('today' and 'tomorrow' are the dock's). Refused while a
@@ -233,13 +237,16 @@ extension CommandName {
           """)
     case .resume:
       return CommandSpec(
-        self, .member, summary: "end the whole dock's pause",
+        self, .web, summary: "end the whole dock's pause",
         details: "Ends a pause of the whole dock (an alarm's own pause: 'puckctl alarm resume ID').")
     case .stop:
       return CommandSpec(
         self, .member, summary: "silence the ring; it comes back after the retry delay",
         details: """
-          Silences the ring (a bypass, like the dock button); it rings again after the retry delay.
+          Silences the ring (a bypass); it rings again after the retry delay, or sooner: a stop
+          from here counts only once the ring has been heard for stop_after (20 s by default;
+          refused before, with how long is left) and buys at most half as long as the ring was
+          heard, so no loop of stops keeps a wake-up quiet. The dock button stops it at once.
           Exits 3 when nothing is ringing.
           """)
     case .scan:
@@ -305,7 +312,7 @@ extension CommandName {
         details: "Clears the state problems and missed alarms that status shows.")
     case .check:
       return CommandSpec(
-        self, .member, [.json], summary: "pre-flight check: read back what the next alarm needs",
+        self, .web, [.json], summary: "pre-flight check: read back what the next alarm needs",
         details: """
           Runs the pre-flight check now, as puckd does at start and [enforcement] check_before
           (10 min) ahead of every alarm: the reader answers, the pairing file reads back and

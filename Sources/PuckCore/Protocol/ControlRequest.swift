@@ -2,10 +2,15 @@
 public enum Role: Int, Comparable, Sendable, Codable {
   /// Anyone who can reach the socket: read-only commands.
   case anyone = 0
-  /// Root or a member of the `puckalarm` group: alarm changes, stop, scan, test.
-  case member = 1
-  /// Root only: pair, unpair, override.
-  case root = 2
+  /// The web app's own user (`puck-web`), and everyone above: alarm changes, the pauses, the
+  /// pre-flight check. Never what needs a person at the dock: stop, the wake-up check's answer,
+  /// scan, test, acknowledge (docs/DESIGN.md C2), so a bug in the network-facing code cannot
+  /// become a snooze or a forged "I am up".
+  case web = 1
+  /// Root or a member of the `puckalarm` group: also stop, scan, test, awake, acknowledge.
+  case member = 2
+  /// Root only: pair, unpair, override, readers, reload.
+  case root = 3
 
   public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rawValue < rhs.rawValue }
 }

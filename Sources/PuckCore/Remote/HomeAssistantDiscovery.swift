@@ -165,6 +165,9 @@ public enum HomeAssistantEvent: String, CaseIterable, Sendable {
   case bypassRefused = "bypass_refused"
   /// `[homeassistant] pre_alarm` before an alarm, for wake-up lights (docs/DESIGN.md M10).
   case preAlarm = "pre_alarm"
+  /// A paired puck was scanned inside `lock_before`: the coming alarm ends before it rings
+  /// (docs/DESIGN.md S12).
+  case upEarly = "up_early"
 
   /// `{"event_type": "fired"}`.
   public var payload: [UInt8] { payload([:]) }

@@ -25,4 +25,11 @@ where Moment.Duration == Duration {
     lastReported[kind] = now
     return heldBack.removeValue(forKey: kind) ?? 0
   }
+
+  /// Calls `write` when a report of `kind` at `now` is let through, with what to add to its
+  /// line: nothing, or how many like it were held back since the last one.
+  public mutating func report(_ kind: Kind, now: Moment, _ write: (String) -> Void) {
+    guard let heldBack = admit(kind, now: now) else { return }
+    write(heldBack == 0 ? "" : " (and \(heldBack) more since the last report)")
+  }
 }

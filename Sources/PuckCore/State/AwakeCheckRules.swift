@@ -18,7 +18,7 @@ extension AwakeCheckState {
   /// The check a wake-up's end starts: one ended by a scan, with `delay` (`[enforcement]
   /// awake_check`) on, asks that long after `now`; any other end starts none.
   public static func after(_ entry: HistoryEntry, delay: Duration, now: Instant) -> AwakeCheckState? {
-    guard entry.outcome == .woke, delay > .zero else { return nil }
+    guard entry.outcome == .woke || entry.outcome == .upEarly, delay > .zero else { return nil }
     return AwakeCheckState(occurrence: entry.occurrence, askAt: now.adding(delay))
   }
 

@@ -26,11 +26,15 @@ public struct AlarmView: Hashable, Sendable, Codable {
   public var next: Instant?
   /// The next fire in local time, ISO 8601 with offset.
   public var nextLocal: String?
+  /// Inside `lock_before` of its next fire: nothing may remove or delay it until then (a scan
+  /// of the puck ends it early; docs/DESIGN.md S12). Nil when not locked, or from an older puckd.
+  public var lockedUntil: Instant?
 
-  public init(alarm: Alarm, next: Instant?, nextLocal: String?) {
+  public init(alarm: Alarm, next: Instant?, nextLocal: String?, lockedUntil: Instant? = nil) {
     self.alarm = alarm
     self.next = next
     self.nextLocal = nextLocal
+    self.lockedUntil = lockedUntil
   }
 }
 
@@ -121,9 +125,27 @@ public struct DockStatus: Hashable, Sendable, Codable {
   /// Every paired puck (`pairedTag` is the first's tag, for older readers); nil from an older
   /// puckd.
   public var pucks: [PuckView]?
+  /// The alarms locked now, inside `lock_before` of their time: each until it rings (a scan of
+  /// the puck ends it early; docs/DESIGN.md S12). Nil from an older puckd.
+  public var locked: [LockedAlarm]?
   /// Parts the config names that failed without costing protection (a buzzer that cannot be
   /// opened while the audio works, say), each with what to do next; nil from an older puckd.
   public var warnings: [StatusWarning]?
+
+  /// An alarm locked before its time, as status shows it.
+  public struct LockedAlarm: Hashable, Sendable, Codable {
+    public var alarmID: AlarmID
+    /// "06:30 alarm".
+    public var description: String
+    /// When it rings, the end of its lock.
+    public var until: Instant
+
+    public init(_ occurrence: AlarmOccurrence) {
+      alarmID = occurrence.alarmID
+      description = occurrence.displayName
+      until = occurrence.scheduledAt
+    }
+  }
 
   /// A wake-up check as status shows it.
   public struct AwakeCheckView: Hashable, Sendable, Codable {

@@ -15,6 +15,10 @@ extension HistoryEntry {
       return "woke with the puck\(puck)\(reader)\(took ?? ""); \(bypasses)"
     case .stopped: return "stopped (no puck needed)\(took ?? ""); \(bypasses)"
     case .overridden: return "OVERRIDDEN without a scan\(took ?? ""); \(bypasses)"
+    case .upEarly:
+      let puck = puck.map { " \($0)" } ?? ""
+      let reader = reader.map { " on \($0)" } ?? ""
+      return "up before the alarm: the puck\(puck) was scanned\(reader) before it rang"
     case .missed: return "MISSED (the dock was down)"
     case .awake: return "the wake-up check was answered: up"
     case .reopened: return "NO ANSWER to the wake-up check: the wake-up opened again"

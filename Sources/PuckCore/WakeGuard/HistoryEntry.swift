@@ -14,11 +14,13 @@ public struct HistoryEntry: Hashable, Sendable, Codable {
     case awake
     /// The wake-up check got no answer: the wake-up opened again (back to bed?).
     case reopened
+    /// Ended before it rang by a scan of a paired puck inside `lock_before` (docs/DESIGN.md S12).
+    case upEarly
 
     /// Whether it closes a wake-up (journaled with its guard); the others are appended alone.
     public var closesWakeUp: Bool {
       switch self {
-      case .woke, .stopped, .overridden: true
+      case .woke, .stopped, .overridden, .upEarly: true
       case .missed, .awake, .reopened: false
       }
     }

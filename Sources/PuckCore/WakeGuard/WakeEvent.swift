@@ -4,8 +4,12 @@ public enum WakeEvent: Hashable, Sendable {
   case alarmDue(AlarmOccurrence)
   /// An alarm was due while the dock was down for longer than the grace: recorded, not rung.
   case alarmMissed(AlarmOccurrence)
-  /// The dock button or `puckctl stop`: silence and count a bypass.
+  /// The dock button: silence and count a bypass, at once (someone is at the dock).
   case bypass
+  /// `puckctl stop` through the control socket: a bypass only once the ring has been heard for
+  /// `WakeGuardSettings.stopAfter`, and quiet for at most half as long as it was heard
+  /// (docs/DESIGN.md W18), so no loop of stops keeps a wake-up quiet.
+  case socketStop
   /// A press from the network (Home Assistant's button): a bypass only as
   /// `WakeGuardSettings.networkBypass` allows, and one that never ends a wake-up.
   case networkBypass
@@ -17,6 +21,12 @@ public enum WakeEvent: Hashable, Sendable {
   /// reader started looking (it must be lifted and presented again to count, docs/DESIGN.md W7).
   /// `reader` names where it was read (`dock`, a remote reader's name, `simulated`) for history.
   case tagScanned(TagUID, fresh: Bool, reader: String? = nil)
+  /// A tag scanned while no wake-up is open and `occurrences` are locked (inside `lock_before`
+  /// of their time, docs/DESIGN.md S12): a fresh scan of a paired puck ends them before they
+  /// ring ("up before the alarm").
+  case scannedBeforeAlarm(TagUID, fresh: Bool, reader: String?, occurrences: [AlarmOccurrence])
+  /// `sudo puckctl override` with no wake-up open: end the locked `occurrences` without a scan.
+  case overrideBeforeAlarm([AlarmOccurrence])
   /// `sudo puckctl override`: close every open guard without a scan.
   case override
   /// The wake-up check after a scan was answered (the dock button or `puckctl awake`).
@@ -51,12 +61,17 @@ public enum WakeEffect: Hashable, Sendable {
   case recordHistory(HistoryEntry)
   /// Disable a one-shot alarm whose wake-up is over.
   case retireAlarm(AlarmID)
+  /// Keep an occurrence that ended before its time from ringing (a skip of its date).
+  case dismissOccurrence(AlarmOccurrence)
   /// A tag that is not the paired one was scanned (a short "wrong puck" buzz, a log line).
   case wrongTag(TagUID)
   /// The paired tag was seen but had been lying on the reader; it must be lifted and presented.
   case tagNotFresh(TagUID)
   /// A press from the network did not count, and why (logged, and an event for Home Assistant).
   case networkBypassRefused(NetworkBypassRefusal)
+  /// A stop through the control socket came before the ring had been heard for `stop_after`;
+  /// this much is left.
+  case socketStopRefused(remaining: Duration)
 }
 
 /// What a ring is for: status and logs say "06:30 alarm, retry 3".

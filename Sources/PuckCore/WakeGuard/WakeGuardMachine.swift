@@ -13,6 +13,9 @@ public struct WakeGuardSettings: Hashable, Sendable {
   public var pucks: [TagUID: String]
   /// When a press from the network counts (docs/DESIGN.md M9); by default it never does.
   public var networkBypass: NetworkBypassPolicy = .off
+  /// How long a ring must have been heard before a stop through the control socket counts
+  /// (`[enforcement] stop_after`, docs/DESIGN.md W18).
+  public var stopAfter: Duration = .seconds(20)
 
   public init(
     retryDelay: Duration = .seconds(60), ringTimeout: Duration = .seconds(600), pucks: [TagUID: String]
@@ -29,6 +32,12 @@ public struct WakeGuardSettings: Hashable, Sendable {
       retryDelay: retryDelay, ringTimeout: ringTimeout,
       pucks: pairedTag.map { [$0: PairedTag.defaultName] } ?? [:])
   }
+
+  /// The longest quiet a stop that needs no one at the dock (the control socket, the network)
+  /// buys for a ring heard for `heard`: half of it, so that whatever loop of such stops runs,
+  /// the dock rings at least two thirds of the time, clear of the half the promise states
+  /// (whole-second instants and a sound's start take a little of each ring; docs/DESIGN.md W18).
+  public static func remoteQuiet(afterHeard heard: Duration) -> Duration { heard / 2 }
 
   /// The quiet time after the `bypass`-th bypass of a wake-up (1 for the first): `retryDelay`,
   /// then shorter by `retryShrink` each time, never below `retryFloor` (nor above `retryDelay`
@@ -121,12 +130,22 @@ public struct WakeGuardMachine: Hashable, Sendable {
       if occurrence.isOneShot { effects.append(.retireAlarm(occurrence.alarmID)) }
       return effects
     case .bypass: return bypass(now: now, settings: settings, explicit: true)
+    case .socketStop: return socketStop(now: now, settings: settings)
     case .networkBypass: return networkBypass(now: now, settings: settings)
     case .ringTimeout: return bypass(now: now, settings: settings, explicit: false)
     case .retryDue: return ringDueRetries(now: now, settings: settings)
     case .tagScanned(let uid, let fresh, let reader):
       return tagScanned(uid, fresh: fresh, reader: reader, now: now, settings: settings)
     case .override: return close(where: { _ in true }, outcome: .overridden, now: now)
+    case .scannedBeforeAlarm(let uid, let fresh, let reader, let occurrences):
+      guard guards.isEmpty, !occurrences.isEmpty else { return [] }
+      guard let name = settings.pucks[uid] else { return [.wrongTag(uid)] }
+      guard fresh else { return [.tagNotFresh(uid)] }
+      return endBeforeRinging(
+        occurrences, outcome: .upEarly, now: now, scan: ("\(name) (\(uid.masked))", reader))
+    case .overrideBeforeAlarm(let occurrences):
+      guard guards.isEmpty else { return [] }
+      return endBeforeRinging(occurrences, outcome: .overridden, now: now)
     case .awakeConfirmed(let occurrence):
       return [
         .recordHistory(
@@ -169,7 +188,11 @@ public struct WakeGuardMachine: Hashable, Sendable {
     return effects
   }
 
-  private mutating func bypass(now: Instant, settings: WakeGuardSettings, explicit: Bool) -> [WakeEffect] {
+  /// Silences the ringing guards and arms each one's retry, after its retry delay but no later
+  /// than `quietAtMost` from now; an `explicit` stop ends a guard that needs no puck.
+  private mutating func bypass(
+    now: Instant, settings: WakeGuardSettings, explicit: Bool, quietAtMost: Duration? = nil
+  ) -> [WakeEffect] {
     guard isRinging else { return [] }
     var effects: [WakeEffect] = []
     var closed: [WakeGuard] = []
@@ -185,7 +208,8 @@ public struct WakeGuardMachine: Hashable, Sendable {
         closed.append(wakeGuard)
         continue
       }
-      let retryAt = now.adding(settings.retryDelay(afterBypass: wakeGuard.bypassCount))
+      let delay = settings.retryDelay(afterBypass: wakeGuard.bypassCount)
+      let retryAt = now.adding(quietAtMost.map { min(delay, $0) } ?? delay)
       wakeGuard.phase = .quiet(retryAt: retryAt)
       remaining.append(wakeGuard)
       effects.append(.armRetry(guardID: wakeGuard.id, at: retryAt))
@@ -213,14 +237,37 @@ public struct WakeGuardMachine: Hashable, Sendable {
     if ringing.contains(where: { guards[$0].networkBypassCount >= policy.limit }) {
       return [.networkBypassRefused(.limitReached(policy.limit))]
     }
-    if let since = ringing.compactMap({ guards[$0].ringingSince }).max() {
-      let heard = Duration.seconds(now.seconds(since: since))
-      guard heard >= policy.minimumRing else {
-        return [.networkBypassRefused(.tooSoon(remaining: policy.minimumRing - heard))]
-      }
+    let heard = heardSince(ringing, now: now)
+    guard heard >= policy.minimumRing else {
+      return [.networkBypassRefused(.tooSoon(remaining: policy.minimumRing - heard))]
     }
     for index in ringing { guards[index].networkBypassCount += 1 }
-    return bypass(now: now, settings: settings, explicit: false)
+    return bypass(
+      now: now, settings: settings, explicit: false,
+      quietAtMost: WakeGuardSettings.remoteQuiet(afterHeard: heard))
+  }
+
+  /// `puckctl stop` through the control socket (docs/DESIGN.md W18): the dock button needs a
+  /// person at the dock for each ring, the socket does not (a loop over SSH, a script at
+  /// bedtime). So it counts only once the ring has been heard for `stopAfter`, and buys at most
+  /// half that ring's length of quiet. A ring of alarms that need no puck is an ordinary alarm
+  /// clock's: the stop ends it at once, as the button does.
+  private mutating func socketStop(now: Instant, settings: WakeGuardSettings) -> [WakeEffect] {
+    let enforced = guards.indices.filter { guards[$0].isRinging && guards[$0].requiresPuck }
+    guard !enforced.isEmpty else { return bypass(now: now, settings: settings, explicit: true) }
+    let heard = heardSince(enforced, now: now)
+    guard heard >= settings.stopAfter else {
+      return [.socketStopRefused(remaining: settings.stopAfter - heard)]
+    }
+    return bypass(
+      now: now, settings: settings, explicit: true,
+      quietAtMost: WakeGuardSettings.remoteQuiet(afterHeard: heard))
+  }
+
+  /// How long the guards at `indices` have all been ringing: since the latest of their rings began.
+  private func heardSince(_ indices: [Int], now: Instant) -> Duration {
+    guard let since = indices.compactMap({ guards[$0].ringingSince }).max() else { return .zero }
+    return .seconds(max(0, now.seconds(since: since)))
   }
 
   private mutating func ringDueRetries(now: Instant, settings: WakeGuardSettings) -> [WakeEffect] {
@@ -299,6 +346,29 @@ public struct WakeGuardMachine: Hashable, Sendable {
       }
     }
     return effects
+  }
+
+  /// Ends occurrences that have not rung yet (docs/DESIGN.md S12): their entries are journaled
+  /// in the write before anything else (a kill then leaves the entry and an occurrence that
+  /// still rings, the loud side), then each is kept from ringing: a one-shot is retired, a
+  /// repeating alarm skips that date.
+  private mutating func endBeforeRinging(
+    _ occurrences: [AlarmOccurrence], outcome: HistoryEntry.Outcome, now: Instant,
+    scan: (puck: String, reader: String?)? = nil
+  ) -> [WakeEffect] {
+    let entries = occurrences.map { occurrence in
+      var entry = HistoryEntry(
+        outcome: outcome, occurrence: occurrence, openedAt: nil, closedAt: now, bypassCount: 0, rings: 0)
+      entry.puck = scan?.puck
+      entry.reader = scan?.reader
+      return entry
+    }
+    pendingHistory += entries
+    var effects: [WakeEffect] = [.persistGuards]
+    for occurrence in occurrences {
+      effects.append(occurrence.isOneShot ? .retireAlarm(occurrence.alarmID) : .dismissOccurrence(occurrence))
+    }
+    return effects + entries.map { .recordHistory($0) }
   }
 
   /// Item 10: after a start, a guard that was ringing rings at once, a guard whose retry time

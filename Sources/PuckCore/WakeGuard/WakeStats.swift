@@ -55,7 +55,7 @@ public struct WakeStats: Hashable, Sendable, Codable {
     for entry in entries {
       counts[entry.outcome, default: 0] += 1
       switch entry.outcome {
-      case .woke:
+      case .woke, .upEarly:
         run += 1
         longest = max(longest, run)
       // Back to bed after the scan (the wake-up check opened it again) ends it too.
@@ -81,7 +81,7 @@ public struct WakeStats: Hashable, Sendable, Codable {
     }
     streak = run
     longestStreak = longest
-    scans = counts[.woke] ?? 0
+    scans = (counts[.woke] ?? 0) + (counts[.upEarly] ?? 0)
     stopped = counts[.stopped] ?? 0
     overrides = counts[.overridden] ?? 0
     missed = counts[.missed] ?? 0

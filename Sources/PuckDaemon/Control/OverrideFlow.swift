@@ -9,26 +9,34 @@ import PuckSystem
 final class OverrideFlow {
   private let dock: DockContext
   private let enforcement: Enforcement
+  /// The hour before each alarm: with no wake-up open, an override ends what is locked.
+  private let lock: LockWindow
   /// The override counting down, if any, and when it closes the wake-ups.
   private var session: ClientSession<Instant>?
   /// When the override counting down closes the wake-ups.
   var closesAt: Instant? { session?.detail }
+  /// Whether it counts down before the alarm, with no wake-up open, for what is locked.
+  private var beforeAlarm = false
 
-  init(dock: DockContext, enforcement: Enforcement) {
+  init(dock: DockContext, enforcement: Enforcement, lock: LockWindow) {
     self.dock = dock
     self.enforcement = enforcement
+    self.lock = lock
   }
 
   /// Starts the countdown (or, with no delay, closes the wake-ups now); a refusal is thrown.
+  /// With no wake-up open, inside the hour before an alarm, it ends the locked alarms before
+  /// they ring, after the same delay: root's one way past the lock (docs/DESIGN.md S12).
   func start(client: ControlServer.Client) throws(ControlFailure) {
-    guard enforcement.isOpen else {
+    let before = !enforcement.isOpen
+    guard !before || !lock.locked().isEmpty else {
       client.send(.nothingToDo("no wake-up is open"))
       return
     }
     let delay = dock.settings.config.enforcement.overrideDelay
     // The cost is the ring: a wake-up silenced by a stop is overridden once it rings again
-    // (with no delay configured, there is no cost to wait for).
-    guard enforcement.machine.isRinging || delay == .zero else {
+    // (with no delay configured, there is no cost to wait for). Before the alarm, the wait is.
+    guard before || enforcement.machine.isRinging || delay == .zero else {
       throw ControlFailure(
         .refused,
         "the wake-up is quiet after a stop; an override counts down only while the ring goes on: "
@@ -49,6 +57,7 @@ final class OverrideFlow {
       return
     }
     let closesAt = dock.time.instant.adding(delay)
+    beforeAlarm = before
     session = try ControlFailure.failing {
       try ClientSession(client: client, detail: closesAt, dock: dock, after: delay) { [unowned self] in
         self.delayPassed()
@@ -56,8 +65,11 @@ final class OverrideFlow {
     }
     client.send(
       .progress(
-        "the ring goes on; every open wake-up closes WITHOUT a scan \(dock.settings.describe(closesAt)) (in \(delay)). "
-          + "Ctrl-C or 'sudo puckctl override --cancel' stops it; scanning the puck ends the wake-up as usual"
+        before
+          ? "the locked alarm(s) end WITHOUT a scan before they ring \(dock.settings.describe(closesAt)) (in \(delay)). "
+            + "Ctrl-C or 'sudo puckctl override --cancel' stops it; scanning the puck ends them at once"
+          : "the ring goes on; every open wake-up closes WITHOUT a scan \(dock.settings.describe(closesAt)) (in \(delay)). "
+            + "Ctrl-C or 'sudo puckctl override --cancel' stops it; scanning the puck ends the wake-up as usual"
       ))
     dock.changes.mark(.status)
   }
@@ -79,10 +91,15 @@ final class OverrideFlow {
   /// a stop that changed nothing.
   func wakeUpChanged(after event: WakeEvent, changed: Bool) {
     guard session != nil else { return }
-    if !enforcement.isOpen {
+    if beforeAlarm {
+      // An alarm that falls due meanwhile rings on, and the override closes its wake-up.
+      guard !enforcement.isOpen, lock.locked().isEmpty else { return }
+      Log.notice("override not needed: the locked alarm ended with a scan")
+      end(.success("the locked alarm ended with a scan meanwhile; nothing was overridden"))
+    } else if !enforcement.isOpen {
       Log.notice("override not needed: the wake-up ended by a scan")
       end(.success("the wake-up ended with a scan meanwhile; nothing was overridden"))
-    } else if event == .bypass || event == .networkBypass, changed {
+    } else if event == .bypass || event == .socketStop || event == .networkBypass, changed {
       Log.notice("override cancelled: the ring was stopped; the wake-up stays open")
       end(
         .failure(
@@ -112,10 +129,18 @@ final class OverrideFlow {
     dock.changes.mark(.status)
   }
 
-  /// Closes every open wake-up without a scan, records it, and answers `client`.
+  /// Closes every open wake-up without a scan (or, with none open, ends the locked alarms before
+  /// they ring), records it, and answers `client`.
   private func close(replyingTo client: ControlServer.Client) {
     guard enforcement.isOpen else {
-      client.send(.nothingToDo("no wake-up is open"))
+      let locked = lock.locked()
+      guard !locked.isEmpty else {
+        client.send(.nothingToDo("no wake-up is open"))
+        return
+      }
+      enforcement.handle(.overrideBeforeAlarm(locked), with: [.overridden(at: dock.time.instant)])
+      let names = locked.map(\.displayName).joined(separator: ", ")
+      client.send(.success("ended \(names) WITHOUT a scan before it rang; recorded in history"))
       return
     }
     let count = enforcement.guards.count

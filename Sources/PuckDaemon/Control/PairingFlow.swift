@@ -18,11 +18,14 @@ final class PairingFlow {
   private let dock: DockContext
   /// Whether a wake-up is open: pairing is refused then (docs/DESIGN.md P3).
   private let wakeUpIsOpen: () -> Bool
+  /// The hour before each alarm: the last puck stays paired then (docs/DESIGN.md S12).
+  private let lock: LockWindow
   /// The pairing waiting for a tag, if any.
   private var session: ClientSession<Enrolment>?
 
-  init(dock: DockContext, wakeUpIsOpen: @escaping () -> Bool) {
+  init(dock: DockContext, lock: LockWindow, wakeUpIsOpen: @escaping () -> Bool) {
     self.dock = dock
+    self.lock = lock
     self.wakeUpIsOpen = wakeUpIsOpen
   }
 
@@ -167,6 +170,7 @@ final class PairingFlow {
       }
       target = only
     }
+    if pucks.count == 1 { try lock.permitLosing("unpairing the last puck") }
     if pucks.count == 1 && !confirmed
       && dock.state.alarms.alarms.contains(where: { $0.enabled && $0.requiresPuck })
     {

@@ -181,11 +181,19 @@ extension RequestRouter {
     return date
   }
 
-  /// Applies `change` to the book and saves it; a failed save is a failure starting `what`.
+  /// Applies `change` to the book and saves it; a failed save is a failure starting `what`. A
+  /// change that would remove or delay an alarm locked in the hour before it is refused first,
+  /// whichever command asks (docs/DESIGN.md S12).
   @discardableResult
   private func saved<Result>(_ what: String, _ change: (inout AlarmBook) -> Result) throws(ControlFailure)
     -> Result
   {
-    try ControlFailure.failing(what) { try dock.state.alarms.change(change) }
+    let before = dock.state.alarms.book
+    var after = before
+    let result = change(&after)
+    try lock.permit(from: before, to: after)
+    try ControlFailure.failing(what) { try dock.state.alarms.change { $0 = after } }
+    lock.accepted(from: before, to: after)
+    return result
   }
 }

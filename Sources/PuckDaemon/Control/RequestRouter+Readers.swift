@@ -37,6 +37,9 @@ extension RequestRouter {
     guard !enforcement.isOpen else {
       throw ControlFailure(.refused, "a wake-up is open; a reader cannot be removed until the puck ends it")
     }
+    if dock.settings.config.reader.device == .none && devices.remoteReaders.names == [name] {
+      try lock.permitLosing("removing the only reader")
+    }
     let removed = try ControlFailure.failing("reader \(name) could not be removed") {
       try devices.remoteReaders.remove(name)
     }

@@ -14,15 +14,20 @@ final class RequestRouter {
   let status: StatusReporter
   let devices: DockDevices
   let flows: ControlFlows
+  /// The hour before each alarm: every change of the alarm book passes its check.
+  let lock: LockWindow
   /// Where a simulated scan goes (pairing first, else the guards).
   @Wired("RequestRouter.onScan") var onScan: (TagUID, Bool) -> Void
   /// Reads the config again and applies it (as SIGHUP); the problem it found, or nil.
   @Wired("RequestRouter.onReload") var onReload: () -> String?
+  /// Refusals a loop could repeat many times a second, logged at most once a minute per kind.
+  private var reports = RepeatLimiter<String, MonotonicInstant>()
 
   init(
     dock: DockContext, enforcement: Enforcement, schedule: ScheduleKeeper, retry: StateRetry,
-    status: StatusReporter, devices: DockDevices, flows: ControlFlows
+    status: StatusReporter, devices: DockDevices, flows: ControlFlows, lock: LockWindow
   ) {
+    self.lock = lock
     self.dock = dock
     self.enforcement = enforcement
     self.schedule = schedule
@@ -32,18 +37,22 @@ final class RequestRouter {
     self.flows = flows
   }
 
-  /// The role a peer holds: root (or, for a development daemon, the user it runs as), a member
-  /// of the `puckalarm` group, or anyone.
+  /// The role a peer holds: root (or, for a development daemon, the user it runs as), the web
+  /// app's own user (`puck-web`, a member of the group but given the web role only, whatever
+  /// its groups), a member of the `puckalarm` group, or anyone.
   func role(of peer: PeerCredentials) -> Role {
     if peer.uid == 0 || peer.uid == geteuid() { return .root }
-    if let group = puckalarmGroup, peer.gid == group || peer.groups.contains(group) { return .member }
+    if let web = getpwnam(Self.webUser), peer.uid == web.pointee.pw_uid { return .web }
+    if let group = getgrnam("puckalarm"),
+      peer.gid == group.pointee.gr_gid || peer.groups.contains(group.pointee.gr_gid)
+    {
+      return .member
+    }
     return .anyone
   }
 
-  private var puckalarmGroup: UInt32? {
-    guard let entry = getgrnam("puckalarm") else { return nil }
-    return entry.pointee.gr_gid
-  }
+  /// The web app's account (systemd/puckalarm.sysusers, puck-web.service's `User=`).
+  static let webUser = "puck-web"
 
   /// One request from the control socket.
   func received(_ request: Result<ControlRequest, ControlFailure>, from client: ControlServer.Client) {
@@ -59,7 +68,13 @@ final class RequestRouter {
     let name = command.name.rawValue
     let held = role(of: client.peer)
     guard held >= command.requiredRole else {
-      let who = command.requiredRole == .root ? "root (sudo puckctl …)" : "root or the puckalarm group"
+      let who: String
+      switch command.requiredRole {
+      case .root: who = "root (sudo puckctl …)"
+      case .member where held == .web:
+        who = "a person at the dock: the web app (\(Self.webUser)) may never send it"
+      default: who = "root or the puckalarm group"
+      }
       Log.notice("control: \(name) refused for uid \(client.peer.uid): needs \(who)")
       client.send(.failure(.permissionDenied, "\(name) needs \(who)"))
       return
@@ -67,7 +82,7 @@ final class RequestRouter {
     // A state file that could not be read, or a history entry still waiting, is tried again
     // before the request sees or changes anything; not for anyone's status, which would let
     // any local user make the loop re-read the history file as fast as they can ask.
-    if held >= .member { retry.retry(before: command.name) }
+    if held >= .web { retry.retry(before: command.name) }
     do throws(ControlFailure) {
       try dispatch(command, client: client)
     } catch {
@@ -107,7 +122,7 @@ final class RequestRouter {
     case .alarmResume: try pauseAlarm(try required(request.alarmID), until: nil, client: client)
     case .pause: try pauseDock(until: try required(request.until), client: client)
     case .resume: try pauseDock(until: nil, client: client)
-    case .stop: client.send(stop())
+    case .stop: client.send(try stop(from: client.peer))
     case .scan: client.send(try scan(try required(request.uid)))
     case .override:
       if request.flag(.cancel) {
@@ -169,13 +184,25 @@ final class RequestRouter {
     return ControlReply(ok: true, history: page.entries, nextBefore: page.nextBefore)
   }
 
-  private func stop() -> ControlReply {
+  private func stop(from peer: PeerCredentials) throws(ControlFailure) -> ControlReply {
     if flows.rehearsal.isRunning {
       flows.rehearsal.interrupt()
       return .success("rehearsal stopped")
     }
     guard enforcement.machine.isRinging else { return .nothingToDo("nothing is ringing") }
-    enforcement.handle(.bypass)
+    for case .socketStopRefused(let remaining) in enforcement.handle(.socketStop) {
+      let seconds = Int((remaining + .milliseconds(999)).components.seconds)
+      reports.report("stop refused", now: dock.time.monotonicNow()) {
+        Log.notice(
+          "control: stop refused for uid \(peer.uid): the ring has \(seconds) s to go before a stop counts\($0)"
+        )
+      }
+      throw ControlFailure(
+        .refused,
+        "not yet: the ring must be heard for \(seconds) s more before puckctl stop counts "
+          + "([enforcement] stop_after); the dock button stops it at once, and a scan of the puck ends the wake-up"
+      )
+    }
     let retry = enforcement.nextRetry.map {
       " — it rings again at \(dock.settings.describe($0)) unless you scan the puck"
     }
@@ -192,7 +219,13 @@ final class RequestRouter {
     Log.info("simulated scan of \(uid.masked)")
     let wasOpen = enforcement.guards.count
     let wasPairing = flows.pairing.isWaiting
+    let wasLocked = wasOpen == 0 && !wasPairing ? lock.locked() : []
     onScan(uid, true)
+    if !wasLocked.isEmpty && lock.locked().isEmpty {
+      let names = wasLocked.map(\.displayName).joined(separator: ", ")
+      return .success(
+        "scanned \(uid.masked): up before the alarm; \(names) will not ring today, good morning")
+    }
     if wasPairing || wasOpen == 0 { return .success("scanned \(uid.masked)") }
     if !enforcement.isOpen { return .success("scanned \(uid.masked): wake-up complete, good morning") }
     return .success("scanned \(uid.masked): not the paired tag; the wake-up stays open")

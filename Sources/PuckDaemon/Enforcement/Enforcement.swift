@@ -14,6 +14,8 @@ final class Enforcement {
   private let devices: DockDevices
   /// Where each wake-up event Home Assistant shows goes.
   private let homeAssistant: HomeAssistantBridge
+  /// What is locked before its time: a scan then ends it early (docs/DESIGN.md S12).
+  private let lock: LockWindow
   private(set) var machine = WakeGuardMachine()
   /// CLOCK_BOOTTIME deadlines of the retries armed by a bypass in this run, by guard ID.
   private var retryDeadlines: [String: Int64] = [:]
@@ -33,10 +35,13 @@ final class Enforcement {
   /// wake-up check after a scan, docs/DESIGN.md W17).
   @Wired("Enforcement.willClose") var willClose: (HistoryEntry) -> [RecordChange]
 
-  init(dock: DockContext, devices: DockDevices, homeAssistant: HomeAssistantBridge) throws(SystemError) {
+  init(dock: DockContext, devices: DockDevices, homeAssistant: HomeAssistantBridge, lock: LockWindow)
+    throws(SystemError)
+  {
     self.dock = dock
     self.devices = devices
     self.homeAssistant = homeAssistant
+    self.lock = lock
     // Nobody stopped the ring in time, which counts as a bypass.
     ringTimer = try dock.loop.timer(.monotonic) { [unowned self] _ in
       Log.notice(
@@ -76,7 +81,8 @@ final class Enforcement {
     if !changes.isEmpty && !effects.contains(.persistGuards) { save() }
     for effect in effects {
       switch (event, effect) {
-      case (.bypass, .armRetry(let id, let at)), (.ringTimeout, .armRetry(let id, let at)):
+      case (.bypass, .armRetry(let id, let at)), (.socketStop, .armRetry(let id, let at)),
+        (.networkBypass, .armRetry(let id, let at)), (.ringTimeout, .armRetry(let id, let at)):
         retryDeadlines[id] = dock.time.bootSeconds() + at.seconds(since: now)
       case (_, .cancelRetry(let id)):
         retryDeadlines[id] = nil
@@ -84,20 +90,28 @@ final class Enforcement {
       }
       perform(effect)
     }
-    // A refused network press changes nothing.
+    // A refused network press or socket stop changes nothing.
     afterEvent(
       event,
       effects.contains {
-        if case .networkBypassRefused = $0 { return false }
-        return true
+        switch $0 {
+        case .networkBypassRefused, .socketStopRefused: return false
+        default: return true
+        }
       })
     return effects
   }
 
-  /// A tag from the reader or a simulated scan, when no pairing waits for it.
+  /// A tag from the reader or a simulated scan, when no pairing waits for it: the open wake-ups'
+  /// scan, or, inside the hour before an alarm, the one that ends it early (docs/DESIGN.md S12).
   func tagScanned(_ uid: TagUID, fresh: Bool, reader: String) {
     guard isOpen else {
-      Log.info("tag \(uid.masked) scanned; no wake-up is open")
+      let locked = lock.locked()
+      guard !locked.isEmpty else {
+        Log.info("tag \(uid.masked) scanned; no wake-up is open")
+        return
+      }
+      handle(.scannedBeforeAlarm(uid, fresh: fresh, reader: reader, occurrences: locked))
       return
     }
     handle(.tagScanned(uid, fresh: fresh, reader: reader))
@@ -131,14 +145,17 @@ final class Enforcement {
       logHistory(entry)
     case .retireAlarm(let id):
       dock.state.alarms.retire([id])
+    case .dismissOccurrence(let occurrence):
+      dock.state.alarms.dismiss(
+        occurrence.alarmID, on: dock.settings.zone.localDateTime(at: occurrence.scheduledAt).date)
     case .wrongTag(let uid):
       Log.notice("wrong puck \(uid.masked): this is not the paired tag")
       homeAssistant.event(.wrongTag)
       devices.ringer.cue(.wrongPuck)
     case .tagNotFresh(let uid):
       Log.notice("tag \(uid.masked) was already on the reader; lift it and present it again")
-    case .networkBypassRefused:
-      break  // Told where the press came from (HomeAssistantBridge), which logs it at a bounded rate.
+    case .networkBypassRefused, .socketStopRefused:
+      break  // Told where the press or stop came from, which logs it at a bounded rate.
     }
   }
 
@@ -149,7 +166,15 @@ final class Enforcement {
       Log.notice("wake-up complete: \(name), \(entry.bypassCount) bypass(es), closed by the paired tag")
       homeAssistant.event(.resolved)
     case .stopped: Log.notice("\(name) stopped (no puck required)")
+    case .overridden where entry.openedAt == nil:
+      Log.warning(
+        "\(name) due \(dock.settings.describe(entry.occurrence.scheduledAt)) OVERRIDDEN before it rang")
     case .overridden: Log.warning("\(name) OVERRIDDEN without a scan after \(entry.bypassCount) bypass(es)")
+    case .upEarly:
+      Log.notice(
+        "up before the alarm: \(name) due \(dock.settings.describe(entry.occurrence.scheduledAt)) ends before it "
+          + "rings, by the paired tag\(entry.reader.map { " on \($0)" } ?? "")")
+      homeAssistant.event(.upEarly)
     case .missed:
       Log.warning(
         "\(name) due \(dock.settings.describe(entry.occurrence.scheduledAt)) was MISSED (puckd was not running)"

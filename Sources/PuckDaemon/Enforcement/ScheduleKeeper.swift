@@ -10,6 +10,8 @@ final class ScheduleKeeper {
   private let dock: DockContext
   private let enforcement: Enforcement
   private let missed: MissedRecorder
+  /// The hour before each alarm, whose opening timer follows the schedule.
+  private let lock: LockWindow
   /// Next alarm or retry, on CLOCK_REALTIME with CANCEL_ON_SET. Both timers are made last in
   /// `init`, as their handlers need `self`.
   private var wallTimer: TimerHandle!
@@ -22,11 +24,12 @@ final class ScheduleKeeper {
 
   init(
     dock: DockContext, enforcement: Enforcement,
-    missed: MissedRecorder
+    missed: MissedRecorder, lock: LockWindow
   ) throws(SystemError) {
     self.dock = dock
     self.enforcement = enforcement
     self.missed = missed
+    self.lock = lock
     // A step of the wall clock is handed to `Enforcement` first.
     wallTimer = try dock.loop.timer(.wallClock) { [unowned self] firing in
       if firing == .clockStepped { self.enforcement.clockStepped() }
@@ -152,6 +155,6 @@ final class ScheduleKeeper {
     } else {
       wallTimer.disarm()
     }
-    dock.changes.mark([.polling, .status])
+    lock.refresh()
   }
 }

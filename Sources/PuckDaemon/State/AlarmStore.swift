@@ -61,6 +61,18 @@ final class AlarmStore {
     }
   }
 
+  /// The occurrence of alarm `id` on `date` ended before it rang (docs/DESIGN.md S12): it skips
+  /// that date; logs a failed save (the alarm then rings, the loud side).
+  func dismiss(_ id: AlarmID, on date: LocalDate) {
+    guard let index = book.index(of: id) else { return }
+    do {
+      try change { book in book.alarms[index].skippedDate = date }
+    } catch {
+      Log.error(
+        "could not keep alarm \(id) from ringing on \(date) after the early scan: \(error); it will ring")
+    }
+  }
+
   /// A skip applies to one occurrence; once that date has passed it is cleared.
   func consumeSkip(of id: AlarmID, on date: LocalDate) {
     guard let index = book.index(of: id), let skipped = book.alarms[index].skippedDate, skipped <= date else {

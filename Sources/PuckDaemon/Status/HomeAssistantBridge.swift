@@ -145,8 +145,7 @@ final class HomeAssistantBridge {
   /// Runs `write` with what to add to its log line (how many like it were held back), at most
   /// once a minute for each `kind`.
   private func report(_ kind: String, _ write: (String) -> Void) {
-    guard let heldBack = reports.admit(kind, now: dock.time.monotonicNow()) else { return }
-    write(heldBack == 0 ? "" : " (and \(heldBack) more since the last report)")
+    reports.report(kind, now: dock.time.monotonicNow(), write)
   }
 
   /// The readers changed (one enrolled or removed): their tag scanners with them, over the

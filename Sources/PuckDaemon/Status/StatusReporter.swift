@@ -13,15 +13,18 @@ final class StatusReporter {
   private let flows: ControlFlows
   /// Takes the status after every render (Home Assistant's state).
   private let homeAssistant: HomeAssistantBridge
+  /// What is locked in the hour before its time.
+  private let lock: LockWindow
   private var lastLine = ""
   /// How many times status was rendered (`render`): once per loop turn at most, counted by tests.
   private(set) var renders = 0
 
   init(
     dock: DockContext, enforcement: Enforcement, schedule: ScheduleKeeper, devices: DockDevices,
-    flows: ControlFlows, homeAssistant: HomeAssistantBridge
+    flows: ControlFlows, homeAssistant: HomeAssistantBridge, lock: LockWindow
   ) {
     self.homeAssistant = homeAssistant
+    self.lock = lock
     self.dock = dock
     self.enforcement = enforcement
     self.schedule = schedule
@@ -33,11 +36,13 @@ final class StatusReporter {
   /// `pausedUntil`; the list says `dockPausedUntil` beside it), with its next fire.
   func alarmViews() -> [AlarmView] {
     let zone = dock.settings.zone
+    let locked = lock.locked()
     return dock.state.alarms.alarms.map { alarm in
       let next = schedule.nextFire(of: alarm)
       return AlarmView(
         alarm: alarm, next: next,
-        nextLocal: next.map { Instant.iso8601(unixSeconds: $0.unixSeconds, offset: zone.offset(at: $0)) })
+        nextLocal: next.map { Instant.iso8601(unixSeconds: $0.unixSeconds, offset: zone.offset(at: $0)) },
+        lockedUntil: locked.first { $0.alarmID == alarm.id }?.scheduledAt)
     }
   }
 
@@ -93,6 +98,7 @@ final class StatusReporter {
       DockStatus.AwakeCheckView(askAt: $0.askAt, answerBy: $0.answerBy)
     }
     status.pausedUntil = dockPausedUntil
+    status.locked = lock.locked().map(DockStatus.LockedAlarm.init)
     status.overrides = record.unacknowledgedOverrides.map {
       "wake-ups closed WITHOUT a scan \(dock.settings.describe($0))"
     }

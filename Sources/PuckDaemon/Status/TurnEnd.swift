@@ -11,11 +11,13 @@ final class TurnEnd {
   private let flows: ControlFlows
   private let status: StatusReporter
   private let homeAssistant: HomeAssistantBridge
+  private let lock: LockWindow
 
   init(
     dock: DockContext, devices: DockDevices, enforcement: Enforcement, flows: ControlFlows,
-    status: StatusReporter, homeAssistant: HomeAssistantBridge
+    status: StatusReporter, homeAssistant: HomeAssistantBridge, lock: LockWindow
   ) {
+    self.lock = lock
     self.dock = dock
     self.devices = devices
     self.enforcement = enforcement
@@ -39,10 +41,13 @@ final class TurnEnd {
     if render { status.render() }
   }
 
-  /// The readers poll (RF field on) only while a wake-up is open, a pairing waits for a tag or
-  /// a rehearsal waits for the puck.
+  /// The readers poll (RF field on) only while a wake-up is open, an alarm is locked (a scan in
+  /// the hour before ends it early, docs/DESIGN.md S12), a pairing waits for a tag or a
+  /// rehearsal waits for the puck.
   func updatePolling() {
-    let wanted = enforcement.isOpen || flows.pairing.isWaiting || flows.rehearsal.isWaitingForScan
+    let wanted =
+      enforcement.isOpen || !lock.locked().isEmpty || flows.pairing.isWaiting
+      || flows.rehearsal.isWaitingForScan
     devices.readers.setPolling(wanted)
     devices.remoteReaders.setPolling(wanted)
   }

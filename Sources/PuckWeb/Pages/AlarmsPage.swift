@@ -39,6 +39,13 @@ public enum AlarmsPage {
       let whose = paused == dockPausedUntil ? "dock paused" : "paused"
       notes.append("<span class=\"warn\">\(whose) until \(TimeText.date(paused))</span>")
     }
+    // Inside lock_before nothing may remove or delay it (docs/DESIGN.md S12): say so, and how
+    // it ends early, rather than offer buttons puckd refuses.
+    if let locked = view.lockedUntil {
+      notes.append(
+        "<span class=\"warn\">locked until it rings at \(time.local(locked)): up already? Scan the puck</span>"
+      )
+    }
     let next: HTML =
       view.next.map { "<p>Next: \(time.local($0)) (\(time.relative($0)))</p>" }
       ?? "<p class=\"muted\">Does not ring.</p>"

@@ -103,6 +103,20 @@ final class DaemonHarness {
       ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.url("puckctl").path] + full)
   }
 
+  /// `puckctl stop` as soon as it counts: from the socket a stop counts only once the ring has
+  /// been heard for `stop_after` (docs/DESIGN.md W18), and is refused before; tried every
+  /// quarter second until it is taken or refused for another reason.
+  func stopOnceHeard(timeout: Double = 40) throws -> ProcessResult {
+    let deadline = Date(timeIntervalSinceNow: timeout * Sanitized.slack)
+    while true {
+      let stop = try ctl("stop")
+      guard stop.status == 2, stop.stderr.contains("before puckctl stop counts"), Date() < deadline else {
+        return stop
+      }
+      usleep(250_000)
+    }
+  }
+
   /// `puckctl status --json`, decoded.
   func status() throws -> [String: Any] {
     let result = try ctl("status", "--json")

@@ -12,6 +12,22 @@ func puckalarmGroup() throws -> UInt32 {
   return entry.pointee.gr_gid
 }
 
+/// The uid of the web app's account, `puck-web` (puckd gives it the `web` role), created as
+/// a system user in the `puckalarm` group, as the package's sysusers.d file makes it, if this
+/// machine has none.
+func puckWebUser() throws -> UInt32 {
+  if let entry = getpwnam("puck-web") { return entry.pointee.pw_uid }
+  _ = try puckalarmGroup()
+  let created = try runExternal(
+    "/usr/sbin/useradd",
+    [
+      "--system", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin",
+      "--groups", "puckalarm", "puck-web",
+    ])
+  guard let entry = getpwnam("puck-web") else { throw HarnessError("useradd puck-web: \(created.stderr)") }
+  return entry.pointee.pw_uid
+}
+
 /// `VmRSS` of `pid`, in KiB.
 func residentKiB(of pid: Int32) throws -> Int {
   let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)

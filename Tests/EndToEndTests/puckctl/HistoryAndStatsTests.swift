@@ -8,13 +8,13 @@ struct HistoryAndStatsTests {
   @Test("a wake-up ended by a simulated scan: its history line, its CSV row and the stats say what happened")
   func oneWakeUp() throws {
     let dock = try DaemonHarness(
-      config: "[audio]\ndevice = null\n[enforcement]\nretry_delay = 60s\n", audio: false)
+      config: "[audio]\ndevice = null\n[enforcement]\nretry_delay = 60s\nstop_after = 5s\n", audio: false)
     try dock.writePairing("04:A2:3B:11:22:33:44")
     try dock.start()
     #expect(try dock.ctl("stats").stdout.contains("no wake-ups yet"))
     _ = try dock.addAlarm(inSeconds: 2, extra: ["--label", "=cmd,\"x\""])
     try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
-    #expect(try dock.ctl("stop").status == 0)
+    #expect(try dock.stopOnceHeard().status == 0)
     #expect(try dock.ctl("scan", "04:A2:3B:11:22:33:44").stdout.contains("wake-up complete"))
 
     let history = try dock.ctl("history").stdout

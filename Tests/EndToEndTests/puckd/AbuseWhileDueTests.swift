@@ -75,8 +75,10 @@ struct AbuseWhileDueTests {
         "--groups=\(group)",
         Binaries.url("puckctl").path, "--socket", dock.socketPath, "stop",
       ])
-    #expect(member.status == 0, "the member's stop during the attack: \(member.stderr)")
-    #expect(member.stdout.contains("silenced"))
+    // Served during the attack: taken, or refused as too early (stop_after, docs/DESIGN.md W18).
+    #expect(
+      member.stdout.contains("silenced") || member.stderr.contains("before puckctl stop counts"),
+      "the member's stop during the attack: exit \(member.status) \(member.stdout) \(member.stderr)")
     let during = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
 
     attacker.waitUntilExit()

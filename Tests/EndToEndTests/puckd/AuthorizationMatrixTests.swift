@@ -8,8 +8,12 @@ import Testing
 /// and modes; the pairing file refused when loosened; and no whole UID in any log line.
 @Suite("authorization matrix", .serialized)
 struct AuthorizationMatrixTests {
-  /// Who may send a command, as the README's table says.
-  enum Who: String { case root, group, anyone }
+  /// Who may send a command, as the README's table says: `group, web` is the group and the
+  /// web app's own user, `group` the group but not the web app.
+  enum Who: String {
+    case root, group, anyone
+    case web = "group, web"
+  }
 
   /// The README's "who may do what" table: command words → who.
   static func readmeTable() throws -> [String: Who] {
@@ -50,41 +54,45 @@ struct AuthorizationMatrixTests {
     #expect(
       Set(table.keys) == Set(CommandTable.daemon.map(\.commandLine)), "the README's table lists every command"
     )
+    let who: [Role: Who] = [.root: .root, .member: .group, .web: .web, .anyone: .anyone]
     for spec in CommandTable.daemon {
-      let expected: Who = spec.role == .root ? .root : spec.role == .member ? .group : .anyone
-      #expect(table[spec.commandLine] == expected, "README row for \(spec.commandLine)")
+      #expect(table[spec.commandLine] == who[spec.role], "README row for \(spec.commandLine)")
     }
 
     let group = try puckalarmGroup()
+    let web = try puckWebUser()
     let dock = try DaemonHarness(audio: false)
     try dock.writePairing("04:A2:3B:11:22:33:44")
     try dock.start()
-    let peers: [(name: String, credentials: [String]?, rank: Int)] = [
-      ("root", nil, 2),
-      ("member (primary group)", ["--reuid=65534", "--regid=\(group)", "--clear-groups"], 1),
-      ("member (supplementary group)", ["--reuid=65534", "--regid=65534", "--groups=\(group)"], 1),
-      ("stranger", ["--reuid=65534", "--regid=65534", "--clear-groups"], 0),
+    // The web app's user is in the group, as puck-web.service runs it (Group=puckalarm): puckd
+    // gives it the web role all the same.
+    let peers: [(name: String, credentials: [String]?, rank: Role)] = [
+      ("root", nil, .root),
+      ("member (primary group)", ["--reuid=65534", "--regid=\(group)", "--clear-groups"], .member),
+      ("member (supplementary group)", ["--reuid=65534", "--regid=65534", "--groups=\(group)"], .member),
+      ("the web app's user", ["--reuid=\(web)", "--regid=\(group)", "--groups=\(group)"], .web),
+      ("stranger", ["--reuid=65534", "--regid=65534", "--clear-groups"], .anyone),
     ]
     var matrix: [String] = []
     for spec in CommandTable.daemon {
       let arguments = try #require(Self.sample[spec.commandLine], "a sample for \(spec.commandLine)")
-      let needed = spec.role == .root ? 2 : spec.role == .member ? 1 : 0
       var row = spec.commandLine
       for peer in peers {
         var command = ["-s", "KILL", "20"]
         if let credentials = peer.credentials { command += ["/usr/bin/setpriv"] + credentials }
         command += [Binaries.url("puckctl").path, "--socket", dock.socketPath] + arguments
         let result = try runExternal("/usr/bin/timeout", command)
-        let denied = result.stderr.contains("needs root")
+        let denied = result.stderr.contains(
+          "\(spec.commandLine.replacingOccurrences(of: " ", with: ".")) needs ")
         #expect(
-          denied == (peer.rank < needed),
+          denied == (peer.rank < spec.role),
           "\(spec.commandLine) as \(peer.name): exit \(result.status), \(result.stderr.prefix(200))")
         row += denied ? " | refused" : " | served"
       }
       matrix.append(row)
     }
     print(
-      "authorization matrix (root | member primary | member supplementary | stranger):\n"
+      "authorization matrix (root | member primary | member supplementary | web app | stranger):\n"
         + matrix.joined(separator: "\n"))
 
     // `unpair` above was served to root: pair again, through the daemon, which writes the file.

@@ -22,7 +22,7 @@ struct EnforcementLoopTests {
 
   @Test("an alarm rings, stop silences it, it rings again, a wrong tag changes nothing, the puck ends it")
   func wholeLoop() throws {
-    let dock = try DaemonHarness(config: "[enforcement]\nretry_delay = 5s\n")
+    let dock = try DaemonHarness(config: "[enforcement]\nretry_delay = 5s\nstop_after = 5s\n")
     try dock.start()
     try dock.pair(paired)
     try dock.addAlarm(inSeconds: 2)
@@ -30,7 +30,7 @@ struct EnforcementLoopTests {
     try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
     try waitUntil(timeout: 5, "audio reaches the sink") { try dock.audio!.peak(seconds: 0.4) > 1000 }
 
-    #expect(try dock.ctl("stop").status == 0)
+    #expect(try dock.stopOnceHeard().status == 0)
     #expect(try !dock.isRinging())
     #expect(try dock.guards().first?["bypassCount"] as? Int == 1)
     #expect(try !dock.audio!.hasStream(), "stop drops the PCM at once")
@@ -78,12 +78,13 @@ struct EnforcementLoopTests {
 
   @Test("kill -9 while deferred between retries: the restarted daemon rings at the retry time")
   func crashWhileDeferred() throws {
-    let dock = try DaemonHarness(config: "[enforcement]\nretry_delay = 5s\n")
+    // A stop after 10 s of ring buys the whole 5 s retry delay (at most half the ring heard).
+    let dock = try DaemonHarness(config: "[enforcement]\nretry_delay = 5s\nstop_after = 10s\n")
     try dock.start()
     try dock.pair(paired)
     try dock.addAlarm(inSeconds: 2)
     try waitUntil(timeout: 6, "the alarm rings") { try dock.isRinging() }
-    #expect(try dock.ctl("stop").status == 0)
+    #expect(try dock.stopOnceHeard().status == 0)
     dock.stop(signal: SIGKILL)
     try dock.start()
     #expect(try !dock.isRinging(), "the retry time has not come yet")

@@ -148,8 +148,10 @@ struct RemoteReaderTests {
     // Both docks pair the same tag through the one node.
     try rig.pair()
     try guest.pair(through: rig)
-    try guest.addAlarm(inSeconds: 2)
+    // The bedroom's alarm first: once either dock's alarm is near, the node polls (S12), and
+    // ring() waits for that to start.
     try rig.ring()
+    try guest.addAlarm(inSeconds: 2)
     try waitUntil(timeout: 8, "the guest dock rings too") { try guest.isRinging() }
     try rig.present(kitchenPuck)
     // A hang is what this wait detects; on a loaded machine the node and two docks may need

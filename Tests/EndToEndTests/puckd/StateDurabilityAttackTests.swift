@@ -14,12 +14,14 @@ struct StateDurabilityAttackTests {
   /// guard is left open on disk. Returns the guard's ID.
   /// A running dock with the paired tag whose alarm is ringing.
   /// Overrides here close at once (`override_delay = 0s`): these tests are about what is on disk
-  /// after the closing, not about the delay (`OverrideDelayTests`).
+  /// after the closing, not about the delay (`OverrideDelayTests`); a stop counts after 5 s of
+  /// ring (`stop_after`, the least it takes).
   private func ringingDock(config: String = "") throws -> DaemonHarness {
     let immediate =
       config.contains("[enforcement]")
-      ? config.replacingOccurrences(of: "[enforcement]\n", with: "[enforcement]\noverride_delay = 0s\n")
-      : config + "\n[enforcement]\noverride_delay = 0s\n"
+      ? config.replacingOccurrences(
+        of: "[enforcement]\n", with: "[enforcement]\noverride_delay = 0s\nstop_after = 5s\n")
+      : config + "\n[enforcement]\noverride_delay = 0s\nstop_after = 5s\n"
     let dock = try DaemonHarness(config: immediate, audio: false)
     try dock.writePairing(paired)
     try dock.start()
@@ -127,7 +129,7 @@ struct StateDurabilityAttackTests {
     #expect(add.status != 0, "an alarm change would write over the unreadable alarms.json")
     #expect(add.stderr.contains("alarms.json"), "\(add.stderr)")
     #expect(try dock.ctl("scan", stranger).status == 0)
-    #expect(try dock.ctl("stop").status == 0)
+    #expect(try dock.stopOnceHeard().status == 0)
     #expect(try dock.guards().count == 1)
 
     #expect(fileType(dock, "alarms.json") == S_IFDIR, "the unreadable file is never replaced")
@@ -181,7 +183,7 @@ struct StateDurabilityAttackTests {
     }
 
     // State-writing activity while the file cannot be read.
-    _ = try dock.ctl("stop")
+    _ = try dock.stopOnceHeard()
     _ = try dock.ctl("scan", stranger)
     #expect(try dock.ctl("alarm", "add", "07:00", "--days", "weekdays").status == 0)
     #expect(fileType(dock, "guards.json") == S_IFLNK, "the unreadable guards.json is never replaced")

@@ -33,6 +33,8 @@ import Testing
     active_low = yes
     [enforcement]
     retry_delay = 5min
+    stop_after = 45s
+    lock_before = 30min
     ring_timeout = 1h
     missed_grace = 0s
     retry_shrink = 1min

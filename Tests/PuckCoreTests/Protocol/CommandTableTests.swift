@@ -78,8 +78,11 @@ import Testing
     let roles = Dictionary(uniqueKeysWithValues: CommandTable.all.map { ($0.name, $0.role) })
     let anyone: Set<CommandName> = [.status, .alarmList, .history, .readerList, .pucks]
     let root: Set<CommandName> = [.pair, .unpair, .override, .readerAdd, .readerRemove, .reload]
+    // What needs a person at the dock: never the web app's user (docs/DESIGN.md C2).
+    let member: Set<CommandName> = [.stop, .scan, .test, .acknowledge, .awake]
     for name in CommandTable.daemon.map(\.name) {
-      let expected: Role = anyone.contains(name) ? .anyone : root.contains(name) ? .root : .member
+      let expected: Role =
+        anyone.contains(name) ? .anyone : root.contains(name) ? .root : member.contains(name) ? .member : .web
       #expect(roles[name] == expected, "\(name.rawValue)")
       // The daemon's check reads the same row.
       #expect(try Self.sample(name).requiredRole == expected, "\(name.rawValue)")

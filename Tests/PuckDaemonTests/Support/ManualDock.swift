@@ -115,6 +115,15 @@ final class ManualDock {
     return dock
   }
 
+  /// `puckctl stop` once the ring has been heard for `heard`: from the socket a stop counts
+  /// only after `stop_after` (20 s by default) of ring, and buys at most half the ring heard
+  /// of quiet (docs/DESIGN.md W18).
+  @discardableResult
+  func stopOnceHeard(_ heard: Duration = .seconds(20)) throws -> ControlReply {
+    try advance(heard)
+    return try request("stop")
+  }
+
   /// Stops the daemon as SIGTERM would (guards stay open on disk).
   func stop() {
     daemon?.finish()

@@ -1,0 +1,91 @@
+import PuckCore
+import PuckSystem
+
+/// The hour before each alarm (docs/DESIGN.md S12): what is locked now, the check every change
+/// of the alarm book passes, what may not be unpaired or removed meanwhile, and the timer that
+/// opens each window (the readers poll from then, so a scan of the puck there ends the coming
+/// alarm early). The rules are the core's `AlarmLock`; this keeps the corrections still allowed
+/// (in memory: a restart only ends them early, the strict side) and the timer.
+final class LockWindow {
+  private let dock: DockContext
+  private var lock = AlarmLock(lockBefore: .zero)
+  /// When the next window opens (CLOCK_REALTIME, like the alarms); made last in `init`, as its
+  /// handler needs `self`.
+  private var opens: TimerHandle!
+
+  init(dock: DockContext) throws(SystemError) {
+    self.dock = dock
+    opens = try dock.loop.timer(.wallClock) { [unowned self] _ in
+      Log.info("an alarm is locked from now: nothing removes or delays it; a scan of the puck ends it early")
+      self.refresh()
+    }
+  }
+
+  /// The rules with the `lock_before` of the config now.
+  private var rules: AlarmLock {
+    var rules = lock
+    rules.lockBefore = dock.settings.config.enforcement.lockBefore
+    return rules
+  }
+
+  /// The occurrences locked now, soonest first.
+  func locked() -> [AlarmOccurrence] {
+    rules.locked(
+      in: dock.state.alarms.book, progress: dock.state.guardsFile.record.progress, now: dock.time.instant,
+      zone: dock.settings.zone)
+  }
+
+  /// Refuses a change of the alarm book from `before` to `after` that would remove or delay a
+  /// locked occurrence, saying until when it is locked and what ends it.
+  func permit(from before: AlarmBook, to after: AlarmBook) throws(ControlFailure) {
+    let refused = rules.refusal(
+      from: before, to: after, progress: dock.state.guardsFile.record.progress, now: dock.time.instant,
+      zone: dock.settings.zone)
+    if let refused { throw refusal(refused, "nothing may remove or delay it now") }
+  }
+
+  /// Notes an accepted change: what it added or changed may be corrected for a little while.
+  func accepted(from before: AlarmBook, to after: AlarmBook) {
+    lock.lockBefore = dock.settings.config.enforcement.lockBefore
+    lock.accepted(
+      from: before, to: after, progress: dock.state.guardsFile.record.progress, now: dock.time.instant,
+      zone: dock.settings.zone)
+  }
+
+  /// Refuses what would leave a locked occurrence that needs the puck with nothing to end it
+  /// (the last puck unpaired, the only reader removed); `what` names it.
+  func permitLosing(_ what: String) throws(ControlFailure) {
+    guard let needing = locked().first(where: \.requiresPuck) else { return }
+    throw refusal(needing, "\(what) would leave nothing to end it")
+  }
+
+  /// "locked until 06:30: …": the refusal of anything that would remove or delay `occurrence`.
+  private func refusal(_ occurrence: AlarmOccurrence, _ why: String) -> ControlFailure {
+    ControlFailure(
+      .refused,
+      "alarm \(occurrence.alarmID) (\(occurrence.displayName)) is locked until it rings "
+        + "\(dock.settings.describe(occurrence.scheduledAt)) (lock_before = \(rules.lockBefore.configText)): "
+        + "\(why). A scan of the puck ends today's alarm now, if you are already up")
+  }
+
+  /// Arms the timer for the next window to open (the earliest of each alarm's next occurrence
+  /// less `lock_before`, still ahead), and lets the readers and status know what is locked now.
+  func refresh() {
+    let lockBefore = rules.lockBefore
+    let now = dock.time.instant
+    let progress = dock.state.guardsFile.record.progress
+    let opening = dock.state.alarms.alarms.compactMap { alarm in
+      progress.nextFire(of: alarm, now: now, in: dock.settings.zone).map { $0.adding(.zero - lockBefore) }
+    }.filter { $0 > now }.min()
+    if lockBefore > .zero, let opening {
+      do {
+        try opens.arm(at: opening)
+      } catch {
+        Log.error("could not arm the lock window's timer: \(error)")
+      }
+    } else {
+      opens.disarm()
+    }
+    dock.changes.mark([.polling, .status])
+  }
+}
