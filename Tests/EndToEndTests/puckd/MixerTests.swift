@@ -7,26 +7,24 @@ private let paired = "04:A2:3B:11:22:33:44"
 /// Issue 33 item 1, as a sleeper would try it: the mixer of the card the alarm plays on is muted
 /// or turned down, before the alarm or mid-ring, the way `alsamixer` does it. Here the card is a
 /// PulseAudio null sink, played and mixed through alsa-lib's `pulse` PCM and control device
-/// (`pulse:SINK`: `amixer -D pulse:SINK` mutes the sink itself, so its monitor records silence);
-/// puckd must be heard each time and put the mixer back afterwards (docs/DESIGN.md V12).
+/// (`DaemonHarness` points the dock's `pulse` control device at its own sink: `amixer -D pulse`
+/// mutes the sink itself, so its monitor records silence); puckd must be heard each time and
+/// put the mixer back afterwards (docs/DESIGN.md V12).
 @Suite("puckd owns its mixer while it rings", .serialized)
 struct MixerTests {
-  /// A puckd whose `[audio] device` is its own null sink through the `pulse` plugin.
-  private func dock(extraConfig: String = "") throws -> DaemonHarness {
+  /// A puckd whose `[audio] device` is `pulse`, its own null sink.
+  private func dock() throws -> DaemonHarness {
     let dock = try DaemonHarness()
-    let sink = try #require(dock.audio).name
-    try "[audio]\ndevice = pulse:\(sink)\nstart_volume = 100%\nramp = 0s\n\(extraConfig)".write(
-      toFile: dock.configPath, atomically: true, encoding: .utf8)
+    let config = try String(contentsOfFile: dock.configPath, encoding: .utf8)
+    try #require(config.contains("device = pulse\n"), "\(config)")
     return dock
   }
 
-  /// `amixer -D pulse:SINK ARGS`, as the sleeper types it.
+  /// `amixer -D pulse ARGS`, as the sleeper types it, with the dock's ALSA configuration.
   @discardableResult
-  private func amixer(_ dock: DaemonHarness, _ arguments: String..., home: String? = nil) throws -> String {
-    var environment = ["PULSE_SERVER=\(PulseServer.shared.address)"]
-    if let home { environment.append("HOME=\(home)") }
-    let result = try runExternal(
-      "/usr/bin/env", environment + ["amixer", "-D", "pulse:\(dock.audio!.name)"] + arguments)
+  private func amixer(_ dock: DaemonHarness, _ arguments: String...) throws -> String {
+    let environment = ["PULSE_SERVER=\(PulseServer.shared.address)", "HOME=\(dock.home)"]
+    let result = try runExternal("/usr/bin/env", environment + ["amixer", "-D", "pulse"] + arguments)
     guard result.status == 0 else { throw HarnessError("amixer \(arguments) failed: \(result.stderr)") }
     return result.stdout
   }
@@ -69,7 +67,7 @@ struct MixerTests {
     #expect(muted.contains("[off]"), "\(muted)")
     try waitUntil(timeout: 5, "the mixer is raised again") { try master(dock).contains("[on]") }
     #expect(heard(dock), "muted mid-ring, the alarm stayed silent")
-    #expect(dock.log.contains("the mixer pulse:\(dock.audio!.name) was low: Master muted"), "\(dock.log)")
+    #expect(dock.log.contains("the mixer pulse was low: Master muted"), "\(dock.log)")
 
     #expect(try dock.ctl("scan", paired).status == 0)
     #expect(try dock.guards().isEmpty)
@@ -101,7 +99,7 @@ struct MixerTests {
     let check = try dock.ctl("check").stdout
     #expect(
       check.contains(
-        "mixer: ok — pulse:\(dock.audio!.name): Master muted, 25 % — will be raised when it rings"),
+        "mixer: ok — pulse: Master muted, 25 % — will be raised when it rings"),
       "\(check)")
     let after = try master(dock)
     #expect(after.contains("[off]"), "the check only reads: \(after)")
@@ -111,26 +109,18 @@ struct MixerTests {
   func unreachableMixerFailsTheCheck() throws {
     let dock = try dock()
     // The PCM plays into the sink; the control device of the same name talks to no server.
-    let home = dock.directory.appendingPathComponent("home").path
-    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-    try """
-    ctl.!pulse {
-      @args [ DEVICE ]
-      @args.DEVICE { type string default "" }
-      type pulse
-      device $DEVICE
-      server "unix:\(dock.directory.path)/no-such-server"
-    }
-
-    """.write(toFile: home + "/.asoundrc", atomically: true, encoding: .utf8)
-    dock.environment["HOME"] = home
+    let asoundrc = dock.home + "/.asoundrc"
+    try
+      (String(contentsOfFile: asoundrc, encoding: .utf8)
+      + "ctl.!pulse { type pulse; server \"unix:\(dock.directory.path)/no-such-server\" }\n").write(
+        toFile: asoundrc, atomically: true, encoding: .utf8)
     try dock.start()
     try dock.pair(paired)
     try dock.addAlarm(inSeconds: 3600)
     let check = try dock.ctl("check")
     #expect(check.status != 0)
     #expect(
-      check.stdout.contains("mixer: FAILED — the mixer pulse:\(dock.audio!.name): snd_ctl_open:"),
+      check.stdout.contains("mixer: FAILED — the mixer pulse: snd_ctl_open:"),
       "\(check.stdout)")
     let status = try dock.ctl("status").stdout
     #expect(
