@@ -9,7 +9,7 @@ DEMO_DIR ?= $(CURDIR)/demo-state
 # Build: pkg-config and the C libraries' headers. Tests: tools the end-to-end tests drive.
 BUILD_PACKAGES := pkg-config libnfc-dev libgpiod-dev libasound2-dev libsndfile1-dev libmosquitto-dev libssl-dev \
   libcrypt-dev libmicrohttpd-dev tzdata
-TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libasound2-plugins mosquitto mosquitto-clients strace \
+TEST_PACKAGES := $(BUILD_PACKAGES) util-linux pulseaudio pulseaudio-utils libasound2-plugins alsa-utils mosquitto mosquitto-clients strace \
   python3 tmux bash zsh fish
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -43,7 +43,8 @@ extension Daemon {
   func received(_ message: LoopMessage) {
     switch message {
     case .audio(let event, let generation): ringer.received(event, generation: generation)
-    case .audioCheck(let device, let error): ringer.deviceChecked(device, error: error)
+    case .audioCheck(let device, let error, let mixer):
+      ringer.deviceChecked(device, error: error, mixer: mixer)
     case .homeAssistant(let command): homeAssistant.received(command)
     case .reader(let event, let generation): readers.received(event, generation: generation)
     case .remoteReader(let name, let event, let generation):

@@ -5,8 +5,9 @@ import PuckDevices
 enum LoopMessage: Sendable {
   /// An event of the ringer made `generation`-th (a replaced ringer's late events are ignored).
   case audio(AudioEvent, generation: Int)
-  /// The result of opening the audio device ahead of time (nil error: it opened).
-  case audioCheck(device: String, error: ALSAError?)
+  /// The result of opening the audio device ahead of time (nil error: it opened) and of
+  /// reading its mixer (nil when it did not open).
+  case audioCheck(device: String, error: ALSAError?, mixer: MixerCheck?)
   /// An event of the reader made `generation`-th (a replaced reader's late events are ignored).
   case reader(TagReaderEvent, generation: Int)
   /// An event of remote reader `name`, the one made `generation`-th.

@@ -30,7 +30,10 @@ struct PreflightCheckTests {
     #expect(reply.ok == true)
     #expect(report.passed, "\(report.parts.map(\.line))")
     #expect(report.trigger == .request)
-    #expect(report.parts.map(\.name) == ["reader", "pairing", "audio", "sound", "buzzer", "clock", "timer"])
+    #expect(
+      report.parts.map(\.name) == [
+        "reader", "pairing", "audio", "mixer", "sound", "buzzer", "clock", "timer",
+      ])
     #expect(try part("timer", of: report).detail.contains("06:30"))
     #expect(try part("pairing", of: report).detail.contains(dock.puck.masked))
     let status = try dock.status()

@@ -53,6 +53,10 @@ extension DockConfig {
     # Each ring of a wake-up after a bypass starts this much louder than the one before
     # (up to full volume): 0% to 100%; 0% starts every ring at start_volume.
     #volume_step = 0%
+    # While the alarm rings, every playback switch of the device's card is turned on and every
+    # playback volume raised to at least this (0% to 100%), again every second, so a muted or
+    # turned-down mixer cannot silence it; they are put back as they were when the wake-up ends.
+    #min_mixer_volume = 70%
 
     # An active buzzer on a GPIO line, driven on and off while the alarm rings. Without a
     # [buzzer] section there is no buzzer; uncomment the header to fit one.

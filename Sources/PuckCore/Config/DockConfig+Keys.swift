@@ -40,6 +40,10 @@ extension DockConfig {
           "volume_step", \.audio.volumeStepPercent, .percentage,
           doc: "How much louder each ring of a wake-up after a bypass starts than the one before, up to"
             + " full volume (0%: every ring starts at start_volume)."),
+        ConfigKey(
+          "min_mixer_volume", \.audio.minMixerVolumePercent, .percentage,
+          doc: "While the alarm rings, every playback switch of the device's card is turned on and every"
+            + " playback volume raised to at least this, every second; they are put back afterwards."),
       ]),
     ConfigSection(
       "buzzer",

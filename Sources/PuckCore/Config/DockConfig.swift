@@ -98,6 +98,9 @@ public struct AudioSettings: Hashable, Sendable {
   /// `volume_step`: how much higher each ring of a wake-up starts than the one before it, after
   /// every bypass, in percent (0: every ring starts at `start_volume`).
   public var volumeStepPercent: Int = 0
+  /// `min_mixer_volume`: while it rings, the card's playback volumes are held at least this
+  /// high and its playback switches on, in percent of each control's range (docs/DESIGN.md D16).
+  public var minMixerVolumePercent: Int = 70
 
   /// Audio settings; defaults: ALSA `default`, built-in tone, 30 %, 60 s ramp.
   public init(

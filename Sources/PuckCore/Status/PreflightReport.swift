@@ -24,7 +24,7 @@ public struct PreflightReport: Hashable, Sendable, Codable {
 
   /// One part and what the check found.
   public struct Part: Hashable, Sendable, Codable {
-    /// `reader`, `remote kitchen`, `pairing`, `audio`, `sound`, `buzzer`, `button`, `led`,
+    /// `reader`, `remote kitchen`, `pairing`, `audio`, `mixer`, `sound`, `buzzer`, `button`, `led`,
     /// `clock`, `timer`.
     public var name: String
     public var ok: Bool

@@ -27,6 +27,11 @@ final class Ringer {
   private(set) var cueing = false
   /// A device check asked for while a cue played (a reload), made when it ends.
   private var checkAfterCue = false
+  /// What the last device check found of the card's mixer; nil before one, or when the device
+  /// did not open.
+  private(set) var mixerCheck: MixerCheck?
+  /// A wake-up rang and has not ended: its rings own the mixer, between retries too.
+  private var wakeUpHoldsMixer = false
   /// Ends a cue once its beats and tail have played; made last in `init`, as its handler needs
   /// `self`.
   private var cueEnd: TimerHandle!
@@ -47,6 +52,15 @@ final class Ringer {
   }
 
   private var isSounding: Bool { ringing != nil || rehearsing }
+
+  /// Whether the output keeps the mixer raised (docs/DESIGN.md V12): from a wake-up's first ring
+  /// until it ends, and through a rehearsal.
+  private var holdsMixer: Bool { wakeUpHoldsMixer || rehearsing }
+
+  /// The output keeps the mixer at `[audio] min_mixer_volume` from now on.
+  private func holdMixer() {
+    audio.holdMixer(minimumVolume: settings.config.audio.minMixerVolumePercent)
+  }
 
   /// A short signal on both outputs: the buzzer's chirp and the same beats on the speaker
   /// (`AlarmTone.cue`), held at the ring's starting volume, so a dock without a buzzer is heard
@@ -92,8 +106,18 @@ final class Ringer {
     let percent = min(
       100, audioSettings.startVolumePercent + identity.retry * audioSettings.volumeStepPercent)
     endCue()
+    wakeUpHoldsMixer = true
+    holdMixer()
     audio.start(sound: settings.sound, startVolume: Double(percent) / 100, ramp: audioSettings.ramp)
     lines.buzzer.start()
+  }
+
+  /// No wake-up is open any more: the mixer is put back as the builder left it. Between the
+  /// rings of one wake-up it stays raised.
+  func wakeUpEnded() {
+    guard wakeUpHoldsMixer else { return }
+    wakeUpHoldsMixer = false
+    if !rehearsing { audio.releaseMixer() }
   }
 
   /// Silences a wake-up ring.
@@ -109,14 +133,17 @@ final class Ringer {
   func startRehearsal() {
     rehearsing = true
     endCue()
+    holdMixer()
     audio.start(
       sound: settings.sound, startVolume: Double(settings.config.audio.startVolumePercent) / 100, ramp: nil)
     lines.buzzer.start()
   }
 
   func stopRehearsal() {
+    let wasRehearsing = rehearsing
     rehearsing = false
     audio.stop()
+    if wasRehearsing && !wakeUpHoldsMixer { audio.releaseMixer() }
     lines.buzzer.stop()
   }
 
@@ -131,6 +158,8 @@ final class Ringer {
   /// is dropped. Events of the old output are ignored from here on.
   func applySettings() {
     let device = settings.config.audio.device
+    // A new min_mixer_volume counts from the next raise.
+    if holdsMixer { holdMixer() }
     guard audio.deviceName != device else {
       if !isSounding { health = DeviceHealth(.audio, state: .ok, detail: "idle on \(device)") }
       return
@@ -141,10 +170,14 @@ final class Ringer {
     checkAfterCue = false
     endCue()
     if playing { audio.stop() }
+    // The old card is put back; the new one is held from its first ring.
+    if holdsMixer { audio.releaseMixer() }
+    mixerCheck = nil
     generation += 1
     let current = generation
     let inbox = self.inbox
     audio = makeAudio(device) { event in inbox.post(.audio(event, generation: current)) }
+    if holdsMixer { holdMixer() }
     guard playing else {
       health = DeviceHealth(.audio, state: .ok, detail: "idle on \(device)")
       return
@@ -166,22 +199,29 @@ final class Ringer {
     }
     let output = audio
     let inbox = self.inbox
+    let floor = settings.config.audio.minMixerVolumePercent
     offLoop {
       do throws(ALSAError) {
         try output.checkOpens()
-        inbox.post(.audioCheck(device: output.deviceName, error: nil))
+        let mixer = output.checkMixer(minimumVolume: floor)
+        inbox.post(.audioCheck(device: output.deviceName, error: nil, mixer: mixer))
       } catch {
-        inbox.post(.audioCheck(device: output.deviceName, error: error))
+        inbox.post(.audioCheck(device: output.deviceName, error: error, mixer: nil))
       }
     }
     return true
   }
 
-  /// The answer of `checkDevice`.
-  func deviceChecked(_ device: String, error: ALSAError?) {
+  /// The answer of `checkDevice`: whether the device opens, and what its mixer is.
+  func deviceChecked(_ device: String, error: ALSAError?, mixer: MixerCheck?) {
     // An answer that comes while a cue plays still counts: the check began before the cue.
     guard !isSounding, device == settings.config.audio.device else { return }
     deviceChecks += 1
+    mixerCheck = mixer
+    if case .unreachable(let fault) = mixer {
+      Log.error(
+        "audio: \(fault) — it could not be raised if it were muted or turned down when the alarm rings")
+    }
     if let error {
       health = DeviceHealth(.audio, state: .fault, detail: "cannot open \(device): \(error)")
       Log.error("audio: the device \(device) does not open: \(error) — an alarm would have no sound")
@@ -202,6 +242,9 @@ final class Ringer {
     case .fault(let fault):
       health = DeviceHealth(.audio, state: .fault, detail: fault.description)
       logFault(fault)
+    case .mixer(let event):
+      logMixer(event)
+      return
     case .stopped, .finished:
       if health.state == .ok {
         health.detail = "idle on \(settings.config.audio.device)"
@@ -231,9 +274,33 @@ final class Ringer {
     }
   }
 
-  /// Stops the audio without waiting (first step of a shutdown).
+  /// What the output did to the mixer, for the builder who finds it changed.
+  private func logMixer(_ event: MixerEvent) {
+    switch event {
+    case .raised(let control, let low):
+      Log.warning(
+        "audio: the mixer \(control) was low: \(low.map(\.description).joined(separator: "; ")) — raised to at "
+          + "least \(settings.config.audio.minMixerVolumePercent) % with every playback switch on while it rings"
+      )
+    case .restored(let control, let controls):
+      Log.info(
+        "audio: the mixer \(control) is put back as it was: \(controls.map(\.description).joined(separator: "; "))"
+      )
+    case .failed(let fault):
+      if ringing != nil {
+        Log.error(
+          "audio: \(fault) — it cannot be raised: a muted or turned-down mixer would keep this ring quiet")
+      } else {
+        Log.error("audio: \(fault)")
+      }
+    }
+  }
+
+  /// Stops the audio without waiting (first step of a shutdown), and puts a raised mixer back
+  /// (`waitUntilStopped` waits for that too): a wake-up still open rings again after a restart.
   func stopAudio() {
     audio.stop()
+    audio.releaseMixer()
   }
 
   /// Waits for the audio to let go of the device, up to `timeout`.

@@ -90,6 +90,8 @@ final class Enforcement {
       }
       perform(effect)
     }
+    // The last wake-up closed: the mixer its rings raised is put back (docs/DESIGN.md V12).
+    if !isOpen { devices.ringer.wakeUpEnded() }
     // A refused network press or socket stop changes nothing.
     afterEvent(
       event,

@@ -89,6 +89,9 @@ final class PreflightCheck {
       return devices.readers.health.map { $0.state == .ok } ?? !devices.remoteReaders.names.isEmpty
     case "pairing": return dock.state.pairing.isPaired
     case "audio": return devices.ringer.health.state == .ok
+    case "mixer":
+      if case .unreachable = devices.ringer.mixerCheck { return false }
+      return true
     default:
       guard part.name.hasPrefix("remote ") else { return false }
       return devices.remoteReaders.isOnline(String(part.name.dropFirst("remote ".count))) == true
@@ -223,7 +226,8 @@ final class PreflightCheck {
     return PreflightReport.Part("pairing", ok: ok, detail)
   }
 
-  /// The audio device as it answered the check (or as it plays, while ringing) and the sound.
+  /// The audio device as it answered the check (or as it plays, while ringing), its mixer and
+  /// the sound.
   private func audioParts(asked: Int?) -> [PreflightReport.Part] {
     let health = devices.ringer.health
     let device = dock.settings.config.audio.device
@@ -244,7 +248,37 @@ final class PreflightCheck {
       sound = PreflightReport.Part(
         "sound", ok: true, "\(name) loaded (\(tenths / 10).\(tenths % 10) s, \(pcm.sampleRate) Hz)")
     }
-    return [audio, sound]
+    var parts = [audio]
+    if let mixer = mixerPart() { parts.append(mixer) }
+    parts.append(sound)
+    return parts
+  }
+
+  /// The card's mixer as the device check read it back (docs/DESIGN.md V12): low controls are
+  /// named with their state and pass, as a ring raises them; a mixer that cannot be opened
+  /// fails, as nothing could raise it. Nil when the device did not open (the audio part says so).
+  private func mixerPart() -> PreflightReport.Part? {
+    let floor = dock.settings.config.audio.minMixerVolumePercent
+    switch devices.ringer.mixerCheck {
+    case nil: return nil
+    case .noMixer:
+      return PreflightReport.Part(
+        "mixer", ok: true,
+        "\(dock.settings.config.audio.device) has no mixer (a null or file device): nothing to raise")
+    case .found(let control, let low) where low.isEmpty:
+      return PreflightReport.Part(
+        "mixer", ok: true, "\(control): every playback switch is on and every volume at least \(floor) %")
+    case .found(let control, let low):
+      return PreflightReport.Part(
+        "mixer", ok: true,
+        "\(control): \(low.map(\.description).joined(separator: "; ")) — will be raised when it rings "
+          + "(switches on, volumes to at least \(floor) %) and put back after")
+    case .unreachable(let fault):
+      return PreflightReport.Part(
+        "mixer", ok: false, "\(fault)",
+        next: "a muted or turned-down mixer could not be raised when it rings; make the control device open "
+          + "for puckd's user (the audio group), or set [audio] device to one whose mixer does")
+    }
   }
 
   /// The buzzer (always: "not configured" passes) and the button and LED when the config names

@@ -26,4 +26,22 @@ public struct ALSAError: Error, Sendable, Hashable, CustomStringConvertible {
   var isRecoverable: Bool {
     code == -EPIPE || code == -ESTRPIPE || code == -EINTR
   }
+
+  /// Installs the diagnostic capture of the C shim once per process.
+  private static let messageCapture: Int32 = puck_alsa_capture_messages()
+
+  /// The one checking function every alsa-lib call goes through (`ALSAPCM`, `ALSAMixer`): runs
+  /// the call and turns a negative result into an `ALSAError` with the function's name,
+  /// `snd_strerror` text and alsa-lib's diagnostic.
+  @discardableResult
+  static func check<Code: BinaryInteger>(
+    _ function: String, _ body: () -> Code
+  ) throws(ALSAError) -> Code {
+    _ = messageCapture
+    puck_alsa_clear_message()
+    let code = body()
+    guard code < 0 else { return code }
+    let detail = puck_alsa_message_text().map { String(cString: $0) }
+    throw ALSAError(code: Int32(truncatingIfNeeded: code), function: function, detail: detail)
+  }
 }

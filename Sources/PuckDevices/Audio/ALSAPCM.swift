@@ -4,7 +4,7 @@ import PuckSystem
 
 /// The one owner of an alsa-lib playback PCM: opens it, configures it for interleaved S16_LE,
 /// writes frames, recovers underruns, drops and closes it. Every ALSA call goes through
-/// `call(_:_:)`, which turns a negative return into an `ALSAError`; the raw handles never leave
+/// `ALSAError.check(_:_:)`, which turns a negative return into an `ALSAError`; the raw handles never leave
 /// this type and are freed in `close()` only.
 ///
 /// Not `Sendable`: a PCM is used by one thread (the ringer's playback thread).
@@ -36,11 +36,11 @@ final class ALSAPCM {
     var handle: OpaquePointer?
     if let text = device.configuration {
       localConfiguration = try Self.loadConfiguration(text)
-      try Self.call("snd_pcm_open_lconf") {
+      try ALSAError.check("snd_pcm_open_lconf") {
         snd_pcm_open_lconf(&handle, device.name, SND_PCM_STREAM_PLAYBACK, flags, localConfiguration)
       }
     } else {
-      try Self.call("snd_pcm_open") {
+      try ALSAError.check("snd_pcm_open") {
         snd_pcm_open(&handle, device.name, SND_PCM_STREAM_PLAYBACK, flags)
       }
     }
@@ -54,7 +54,7 @@ final class ALSAPCM {
   func configure(channels: Int, sampleRate: Int, latency: Duration) throws(ALSAError) {
     let handle = try open("snd_pcm_set_params")
     let microseconds = UInt32(clamping: latency.roundedUpMicroseconds)
-    try Self.call("snd_pcm_set_params") {
+    try ALSAError.check("snd_pcm_set_params") {
       snd_pcm_set_params(
         handle, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED,
         UInt32(clamping: channels), UInt32(clamping: sampleRate), 1, microseconds)
@@ -71,7 +71,7 @@ final class ALSAPCM {
     let frames = samples.count / channels
     guard frames > 0, let base = samples.baseAddress else { return 0 }
     do {
-      return try Self.call("snd_pcm_writei") { snd_pcm_writei(handle, base, UInt(frames)) }
+      return try ALSAError.check("snd_pcm_writei") { snd_pcm_writei(handle, base, UInt(frames)) }
     } catch  where error.code == -EAGAIN {
       return 0
     }
@@ -81,31 +81,31 @@ final class ALSAPCM {
   /// (`snd_pcm_recover`, silently); throws when the error is not one it can recover.
   func recover(from error: ALSAError) throws(ALSAError) {
     let handle = try open("snd_pcm_recover")
-    try Self.call("snd_pcm_recover") { snd_pcm_recover(handle, error.code, 1) }
+    try ALSAError.check("snd_pcm_recover") { snd_pcm_recover(handle, error.code, 1) }
   }
 
   /// Stops the stream now, discarding what is still buffered: `snd_pcm_drop`.
   func drop() throws(ALSAError) {
     let handle = try open("snd_pcm_drop")
-    try Self.call("snd_pcm_drop") { snd_pcm_drop(handle) }
+    try ALSAError.check("snd_pcm_drop") { snd_pcm_drop(handle) }
   }
 
   /// Plays out what is buffered, then stops (`snd_pcm_drain`); on a nonblocking PCM the stream
   /// is switched to blocking first (`snd_pcm_nonblock`), so this waits up to the latency.
   func drain() throws(ALSAError) {
     let handle = try open("snd_pcm_drain")
-    try Self.call("snd_pcm_nonblock") { snd_pcm_nonblock(handle, 0) }
-    try Self.call("snd_pcm_drain") { snd_pcm_drain(handle) }
+    try ALSAError.check("snd_pcm_nonblock") { snd_pcm_nonblock(handle, 0) }
+    try ALSAError.check("snd_pcm_drain") { snd_pcm_drain(handle) }
   }
 
   /// The descriptors to `poll` for room in the buffer: `snd_pcm_poll_descriptors`.
   func pollDescriptors() throws(ALSAError) -> [pollfd] {
     let handle = try open("snd_pcm_poll_descriptors")
-    let count = try Self.call("snd_pcm_poll_descriptors_count") {
+    let count = try ALSAError.check("snd_pcm_poll_descriptors_count") {
       snd_pcm_poll_descriptors_count(handle)
     }
     var descriptors = [pollfd](repeating: pollfd(), count: Int(count))
-    let filled = try Self.call("snd_pcm_poll_descriptors") {
+    let filled = try ALSAError.check("snd_pcm_poll_descriptors") {
       snd_pcm_poll_descriptors(handle, &descriptors, UInt32(count))
     }
     return Array(descriptors.prefix(Int(filled)))
@@ -116,7 +116,7 @@ final class ALSAPCM {
   func isWritable(after descriptors: inout [pollfd]) throws(ALSAError) -> Bool {
     let handle = try open("snd_pcm_poll_descriptors_revents")
     var events: UInt16 = 0
-    try Self.call("snd_pcm_poll_descriptors_revents") {
+    try ALSAError.check("snd_pcm_poll_descriptors_revents") {
       snd_pcm_poll_descriptors_revents(handle, &descriptors, UInt32(descriptors.count), &events)
     }
     return events & UInt16(POLLOUT | POLLERR) != 0
@@ -136,44 +136,45 @@ final class ALSAPCM {
   }
 
   /// The open handle, or `-EBADFD` from `function` when the PCM was closed.
-  private func open(_ function: String) throws(ALSAError) -> OpaquePointer {
+  fileprivate func open(_ function: String) throws(ALSAError) -> OpaquePointer {
     guard let pcm else { throw ALSAError(code: -EBADFD, function: function) }
     return pcm
   }
 
-  /// Parses ALSA configuration text into a new top-level node the caller owns.
-  private static func loadConfiguration(_ text: String) throws(ALSAError) -> OpaquePointer? {
+  /// Parses ALSA configuration text into a new top-level node the caller owns (frees with
+  /// `snd_config_delete`).
+  static func loadConfiguration(_ text: String) throws(ALSAError) -> OpaquePointer? {
     var top: OpaquePointer?
-    try call("snd_config_top") { snd_config_top(&top) }
+    try ALSAError.check("snd_config_top") { snd_config_top(&top) }
     var input: OpaquePointer?
     do {
       // snd_input_buffer_open copies the bytes, so the temporary C string may go.
-      try call("snd_input_buffer_open") {
+      try ALSAError.check("snd_input_buffer_open") {
         text.withCString { snd_input_buffer_open(&input, $0, strlen($0)) }
       }
       defer { _ = snd_input_close(input) }
-      try call("snd_config_load") { snd_config_load(top, input) }
+      try ALSAError.check("snd_config_load") { snd_config_load(top, input) }
     } catch {
       _ = snd_config_delete(top)
       throw error
     }
     return top
   }
+}
 
-  /// Installs the diagnostic capture of the C shim once per process.
-  private static let messageCapture: Int32 = puck_alsa_capture_messages()
-
-  /// The one checking function: runs an ALSA call and turns a negative result into an
-  /// `ALSAError` with the function's name, `snd_strerror` text and alsa-lib's diagnostic.
-  @discardableResult
-  private static func call<Code: BinaryInteger>(
-    _ function: String, _ body: () -> Code
-  ) throws(ALSAError) -> Code {
-    _ = messageCapture
-    puck_alsa_clear_message()
-    let code = body()
-    guard code < 0 else { return code }
-    let detail = puck_alsa_message_text().map { String(cString: $0) }
-    throw ALSAError(code: Int32(truncatingIfNeeded: code), function: function, detail: detail)
+extension ALSAPCM {
+  /// The number of the sound card the PCM plays on (`snd_pcm_info`, `snd_pcm_info_get_card`);
+  /// nil for a PCM on no card (`null`, `file`, a sound server) or a closed one.
+  func card() -> Int32? {
+    guard let handle = try? open("snd_pcm_info") else { return nil }
+    var info: OpaquePointer?
+    guard (try? ALSAError.check("snd_pcm_info_malloc", { snd_pcm_info_malloc(&info) })) != nil, let info
+    else {
+      return nil
+    }
+    defer { snd_pcm_info_free(info) }
+    guard (try? ALSAError.check("snd_pcm_info", { snd_pcm_info(handle, info) })) != nil else { return nil }
+    let card = snd_pcm_info_get_card(info)
+    return card >= 0 ? card : nil
   }
 }

@@ -38,6 +38,8 @@ public final class ALSARinger: AudioOutput {
 
   private let onEvent: @Sendable (AudioEvent) -> Void
   private let state = Mutex(State())
+  /// Whether rings raise the mixer, and what it was before.
+  private let custody = MixerCustody()
 
   private struct State {
     /// The ring that is wanted now, nil when stopped or finished.
@@ -91,7 +93,7 @@ public final class ALSARinger: AudioOutput {
       session: session, device: device, sound: sound,
       ramp: ramp.map { VolumeRamp(startVolume: startVolume, frames: sound.frames(in: $0)) }
         ?? .steady(startVolume),
-      options: options,
+      options: options, custody: custody,
       report: { [weak self, onEvent] event in
         self?.record(event, from: session)
         onEvent(event)
@@ -131,6 +133,69 @@ public final class ALSARinger: AudioOutput {
     return latest.waitUntilExited(timeout: timeout)
   }
 
+  /// Every ring from now until `releaseMixer()` keeps the card's playback switches on and its
+  /// playback volumes at least `minimumVolume` percent, at its start and every second.
+  public func holdMixer(minimumVolume: Int) {
+    custody.hold(floor: min(100, max(0, minimumVolume)))
+  }
+
+  /// Rings leave the mixer alone from now on, and what they raised is put back as it was, on a
+  /// thread of its own that first waits (a bounded time) for the latest ring's thread to let
+  /// go; the next ring waits for it in turn, so a restore and a raise never cross. Returns at
+  /// once; `waitUntilStopped` waits for the restore too.
+  public func releaseMixer() {
+    custody.release()
+    guard custody.hasOriginals, let session = try? PlaybackSession() else { return }
+    let previous = state.withLock { state -> PlaybackSession? in
+      defer { state.latest = session }
+      return state.latest
+    }
+    let custody = self.custody
+    let onEvent = self.onEvent
+    let restore: @Sendable () -> Void = {
+      defer { session.markExited() }
+      if let previous { _ = previous.waitUntilExited(timeout: .seconds(2)) }
+      guard let originals = custody.takeOriginals() else { return }
+      do throws(ALSAError) {
+        let mixer = try ALSAMixer(control: originals.control, configuration: originals.configuration)
+        defer { mixer.close() }
+        try mixer.restore(originals.controls)
+        onEvent(.mixer(.restored(control: originals.control, originals.controls)))
+      } catch {
+        onEvent(.mixer(.failed(MixerFault(control: originals.control, error: error))))
+      }
+    }
+    do throws(SystemError) {
+      try SystemThread.detach(restore)
+    } catch {
+      // No thread to be had: put it back here rather than leave it raised.
+      restore()
+    }
+  }
+
+  /// Reads the card's mixer on the calling thread: which playback controls are muted or below
+  /// `minimumVolume` percent, or that the device has none, or that it cannot be opened. Opens
+  /// the PCM (for its card) only when its name leads to no control device. Call it while idle.
+  public func checkMixer(minimumVolume: Int) -> MixerCheck {
+    var opened: ALSAPCM?
+    defer { opened?.close() }
+    do throws(MixerFault) {
+      let mixer = try ALSAMixer.locate(for: device) {
+        opened = try? ALSAPCM(device: device, mode: .nonblocking)
+        return opened
+      }
+      guard let mixer else { return .noMixer }
+      defer { mixer.close() }
+      do throws(ALSAError) {
+        return .found(control: mixer.control, low: try mixer.controls().filter { $0.isBelow(minimumVolume) })
+      } catch {
+        throw MixerFault(control: mixer.control, error: error)
+      }
+    } catch {
+      return .unreachable(error)
+    }
+  }
+
   /// What the latest ring cost (frames taken, the thread's CPU time once it exited).
   var latestRingStatistics: RingStatistics? {
     state.withLock { $0.latest }?.statistics
@@ -163,6 +228,7 @@ public final class ALSARinger: AudioOutput {
       case .stopped, .finished:
         state.current = nil
         state.health = .idle
+      case .mixer: break
       }
     }
   }

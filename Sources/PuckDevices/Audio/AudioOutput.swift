@@ -16,8 +16,19 @@ public protocol AudioOutput: AnyObject, Sendable {
   /// Checks ahead of an alarm that the device opens and takes the ring's format, on the
   /// calling thread. Call it while idle.
   func checkOpens() throws(ALSAError)
-  /// Waits until the latest ring has closed the device, or `timeout` passed; true when it has.
+  /// Waits until the latest ring has closed the device (and a restore of the mixer has
+  /// finished), or `timeout` passed; true when it has.
   func waitUntilStopped(timeout: Duration) -> Bool
+  /// From now until `releaseMixer()`, every ring keeps the card's playback switches on and its
+  /// playback volumes at least `minimumVolume` percent, at its start and every second while it
+  /// plays (docs/DESIGN.md V12). Returns at once.
+  func holdMixer(minimumVolume: Int)
+  /// Ends `holdMixer`: what the rings raised is put back as it was, off the caller's thread,
+  /// once the ring has let go. Returns at once.
+  func releaseMixer()
+  /// Reads the card's mixer back on the calling thread: no mixer, the controls below
+  /// `minimumVolume` percent, or a mixer that cannot be opened. Call it while idle.
+  func checkMixer(minimumVolume: Int) -> MixerCheck
 }
 
 /// What an audio output is doing, for status.
@@ -59,4 +70,6 @@ public enum AudioEvent: Sendable, Equatable {
   case stopped
   /// The ring ended because its play limit was reached; the device is drained and closed.
   case finished
+  /// The mixer was raised, put back, or could not be reached (`holdMixer`).
+  case mixer(MixerEvent)
 }

@@ -2,8 +2,8 @@ import Glibc
 import PuckSystem
 
 /// One ring, as run on its playback thread: open the device, loop the sound with the ramp,
-/// recover underruns, reopen with backoff after a fault, and drop the device the moment a stop
-/// is requested. Everything it changes lives in `run()`'s locals; the thread owns the PCM.
+/// keep the card's mixer raised while the custody holds it, recover underruns, reopen with
+/// backoff after a fault, and drop the device the moment a stop is requested. Everything it changes lives in `run()`'s locals; the thread owns the PCM.
 struct RingPlayback: Sendable {
   /// How a stretch of playing on one opened PCM ended.
   private enum Outcome {
@@ -17,6 +17,8 @@ struct RingPlayback: Sendable {
   let sound: PCMSound
   let ramp: VolumeRamp
   let options: ALSARinger.Options
+  /// Whether (and how high) the ring keeps the card's mixer raised.
+  let custody: MixerCustody
   let report: @Sendable (AudioEvent) -> Void
 
   /// Plays until stopped or finished. Waits (a bounded time) for `previous` ring's thread
@@ -36,7 +38,9 @@ struct RingPlayback: Sendable {
         let pcm = try ALSAPCM(device: device, mode: .nonblocking)
         try pcm.configure(channels: sound.channels, sampleRate: sound.sampleRate, latency: options.latency)
         report(.playing(device: device.name, sampleRate: sound.sampleRate, channels: sound.channels))
-        outcome = play(on: pcm, renderer: &renderer, pending: &pending, failures: &failures)
+        var keeper = MixerKeeper(device: device, custody: custody, report: report)
+        outcome = play(
+          on: pcm, renderer: &renderer, pending: &pending, failures: &failures, keeper: &keeper)
       } catch {
         outcome = .fault(error)
       }
@@ -64,7 +68,8 @@ struct RingPlayback: Sendable {
   /// leaves the PCM closed. Samples rendered but not yet taken stay in `pending` for the next
   /// device, so the ramp never restarts.
   private func play(
-    on pcm: ALSAPCM, renderer: inout RingRenderer, pending: inout PendingSamples, failures: inout Int
+    on pcm: ALSAPCM, renderer: inout RingRenderer, pending: inout PendingSamples, failures: inout Int,
+    keeper: inout MixerKeeper
   ) -> Outcome {
     defer { pcm.close() }
     let limit = options.playLimit.map { sound.frames(in: $0) } ?? Int.max
@@ -89,6 +94,8 @@ struct RingPlayback: Sendable {
         try? pcm.drop()
         return .stopped
       }
+      // Before the first write and every second after: a muted mixer must not make it silent.
+      keeper.keep(pcm)
       if pending.isEmpty {
         if renderer.framesRendered >= limit {
           try? pcm.drain()

@@ -12,6 +12,8 @@ final class DaemonHarness {
   let logPath: String
   let simulate: Bool
   let audio: PulseSink?
+  /// puckd's `HOME`, whose `.asoundrc` a test may add to (keep what is there).
+  let home: String
   /// Added to puckd's environment (TZ, NOTIFY_SOCKET, WATCHDOG_USEC, …).
   var environment: [String: String] = [:]
   private(set) var process: Process?
@@ -29,6 +31,17 @@ final class DaemonHarness {
     logPath = directory.appendingPathComponent("puckd.log").path
     self.simulate = simulate
     self.audio = audio ? try PulseSink() : nil
+    home = directory.appendingPathComponent("home").path
+    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    // The plain `pulse` control device mixes the server's default sink, which may be another
+    // test's, and puckd raises the mixer while it rings (docs/DESIGN.md V12): each dock's
+    // `pulse` mixer is its own sink. (The PCM keeps `PULSE_SINK`: a stream named to a sink by
+    // `pulse:SINK` is moved to another test's sink when its own goes away.)
+    if let sink = self.audio?.name {
+      try "ctl.!pulse { type pulse; device \"\(sink)\" }\n".write(
+        toFile: home + "/.asoundrc", atomically: true, encoding: .utf8)
+      environment["HOME"] = home
+    }
     var text = config
     if audio && !text.contains("[audio]") {
       text += "\n[audio]\ndevice = pulse\nstart_volume = 100%\nramp = 0s\n"

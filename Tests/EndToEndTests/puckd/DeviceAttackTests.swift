@@ -126,12 +126,12 @@ struct DeviceAttackTests {
   func audioDeviceChangedMidRing() throws {
     let dock = try DaemonHarness(config: "[enforcement]\nretry_delay = 60s\n")
     // A second PCM, `second`, defined in the daemon's own ~/.asoundrc: a file over a null slave.
-    let home = dock.directory.appendingPathComponent("home")
-    try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
     let recording = dock.directory.appendingPathComponent("second.raw").path
-    try "pcm.second { type file; slave.pcm null; file \"\(recording)\"; format raw }\n".write(
-      to: home.appendingPathComponent(".asoundrc"), atomically: true, encoding: .utf8)
-    dock.environment["HOME"] = home.path
+    let asoundrc = dock.home + "/.asoundrc"
+    try
+      (String(contentsOfFile: asoundrc, encoding: .utf8)
+      + "pcm.second { type file; slave.pcm null; file \"\(recording)\"; format raw }\n").write(
+        toFile: asoundrc, atomically: true, encoding: .utf8)
     dock.environment.removeValue(forKey: "XDG_CONFIG_HOME")
     try dock.writePairing(paired)
     try dock.start()

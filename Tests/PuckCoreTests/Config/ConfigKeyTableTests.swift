@@ -17,6 +17,7 @@ import Testing
     start_volume = 45%
     ramp = 90s
     volume_step = 10%
+    min_mixer_volume = 50%
     [buzzer]
     chip = gpiochip4
     line = GPIO23

@@ -104,6 +104,18 @@ import Testing
     #expect(error("[audio]\nvolume_step = 150%\n")?.description.contains("puckd.conf:2:") == true)
   }
 
+  @Test("min_mixer_volume: 70 % unless set, 0 % to 100 %")
+  func minMixerVolume() throws {
+    #expect(DockConfig.defaults.audio.minMixerVolumePercent == 70)
+    let config = try DockConfig.parse("[audio]\nmin_mixer_volume = 85%\n", file: "puckd.conf")
+    #expect(config.audio.minMixerVolumePercent == 85)
+    #expect(
+      try DockConfig.parse("[audio]\nmin_mixer_volume = 0%\n", file: "puckd.conf").audio.minMixerVolumePercent
+        == 0)
+    #expect(error("[audio]\nmin_mixer_volume = 101%\n")?.description.contains("puckd.conf:2:") == true)
+    #expect(error("[audio]\nmin_mixer_volume = -5%\n")?.description.contains("puckd.conf:2:") == true)
+  }
+
   @Test func emptyFileAndMissingSectionsMeanDefaults() throws {
     #expect(try DockConfig.parse("", file: "puckd.conf") == DockConfig.defaults)
     let partial = try DockConfig.parse("[audio]\nstart_volume = 50%\n", file: "puckd.conf")
@@ -181,7 +193,7 @@ import Testing
     #expect(
       error?.description
         == "puckd.conf:3: unknown key 'volume' in [audio]; the keys there are device, sound, start_volume, ramp, "
-        + "volume_step")
+        + "volume_step, min_mixer_volume")
   }
 
   @Test func keysAreCaseSensitive() {

@@ -88,6 +88,12 @@ final class RecordingAudio: AudioOutput {
     case stop
   }
 
+  /// What the daemon asked of the mixer (`AudioOutput.holdMixer`, `releaseMixer`).
+  enum MixerCall: Equatable {
+    case hold(minimumVolume: Int)
+    case release
+  }
+
   private struct State {
     var calls: [Call] = []
     /// The sound of each start, in order.
@@ -96,6 +102,9 @@ final class RecordingAudio: AudioOutput {
     var opens = true
     /// Whether starting and stopping report `.playing` and `.stopped`, as ALSA's thread does.
     var reports = true
+    var mixerCalls: [MixerCall] = []
+    /// What `checkMixer` reads back.
+    var mixer = MixerCheck.found(control: "double", low: [])
   }
 
   let deviceName: String
@@ -137,6 +146,28 @@ final class RecordingAudio: AudioOutput {
   }
 
   func waitUntilStopped(timeout: Duration) -> Bool { true }
+
+  func holdMixer(minimumVolume: Int) {
+    state.withLock { $0.mixerCalls.append(.hold(minimumVolume: minimumVolume)) }
+  }
+
+  func releaseMixer() {
+    state.withLock { $0.mixerCalls.append(.release) }
+  }
+
+  func checkMixer(minimumVolume: Int) -> MixerCheck { state.withLock { $0.mixer } }
+
+  /// What `checkMixer` reads back from now on.
+  func setMixer(_ mixer: MixerCheck) { state.withLock { $0.mixer = mixer } }
+
+  /// The mixer calls in order.
+  var mixerCalls: [MixerCall] { state.withLock { $0.mixerCalls } }
+
+  /// Whether the last mixer call holds it.
+  var holdsMixer: Bool {
+    if case .hold = mixerCalls.last { return true }
+    return false
+  }
 
   /// The device fails mid-ring (it vanished), as ALSA reports it; the ring is retried.
   func fail() {
