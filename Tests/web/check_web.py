@@ -75,7 +75,10 @@ class Dock:
         self.origin = f"http://127.0.0.1:{self.port}"
         self.config = os.path.join(self.dir, "puckd.conf")
         with open(self.config, "w") as f:
-            f.write(f"[web]\nenabled = yes\naddress = 127.0.0.1\nport = {self.port}\n")
+            # lock_before = 0s: the journeys set alarms at fixed times (06:30, 07:45) and must not
+            # depend on the hour CI runs at (the lock itself: LockWindowTests, LockWindowAttackTests).
+            f.write(f"[web]\nenabled = yes\naddress = 127.0.0.1\nport = {self.port}\n"
+                    "[enforcement]\nlock_before = 0s\n")
         os.chmod(self.config, 0o644)
         self.password_file = os.path.join(self.dir, "web-password")
         self.group = puckalarm_gid()

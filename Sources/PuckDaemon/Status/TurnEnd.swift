@@ -41,13 +41,13 @@ final class TurnEnd {
     if render { status.render() }
   }
 
-  /// The readers poll (RF field on) only while a wake-up is open, an alarm is locked (a scan in
-  /// the hour before ends it early, docs/DESIGN.md S12), a pairing waits for a tag or a
-  /// rehearsal waits for the puck.
+  /// The readers poll (RF field on) only while a wake-up is open, an alarm is locked and a puck
+  /// is paired (a scan in the hour before ends it early, docs/DESIGN.md S12; with no puck there
+  /// is nothing to look for, and a tag left on the reader would be stale for a pairing), a
+  /// pairing waits for a tag or a rehearsal waits for the puck.
   func updatePolling() {
-    let wanted =
-      enforcement.isOpen || !lock.locked().isEmpty || flows.pairing.isWaiting
-      || flows.rehearsal.isWaitingForScan
+    let early = !dock.state.pairing.pucks.isEmpty && !lock.locked().isEmpty
+    let wanted = enforcement.isOpen || early || flows.pairing.isWaiting || flows.rehearsal.isWaitingForScan
     devices.readers.setPolling(wanted)
     devices.remoteReaders.setPolling(wanted)
   }

@@ -46,6 +46,14 @@ final class DaemonHarness {
     if audio && !text.contains("[audio]") {
       text += "\n[audio]\ndevice = pulse\nstart_volume = 100%\nramp = 0s\n"
     }
+    // The hour-before lock off unless a test sets it: the suites set alarms at fixed times (06:30)
+    // and must not depend on the hour they run at (the lock's own: LockWindowAttackTests).
+    if !text.contains("lock_before") {
+      text =
+        text.contains("[enforcement]\n")
+        ? text.replacingOccurrences(of: "[enforcement]\n", with: "[enforcement]\nlock_before = 0s\n")
+        : text + "\n[enforcement]\nlock_before = 0s\n"
+    }
     try text.write(toFile: configPath, atomically: true, encoding: .utf8)
   }
 

@@ -14,7 +14,8 @@ struct LockWindowAttackTests {
     "as a member and as root nothing cancels the alarm 25 s ahead; the puck's scan ends it before it rings")
   func nothingFromBedOnlyThePuck() throws {
     let group = try puckalarmGroup()
-    let dock = try DaemonHarness(config: "[audio]\ndevice = null\n", audio: false)
+    let dock = try DaemonHarness(
+      config: "[audio]\ndevice = null\n[enforcement]\nlock_before = 1h\n", audio: false)
     try dock.writePairing(Self.puck)
     try dock.start()
     let fire = Date().addingTimeInterval(25)
