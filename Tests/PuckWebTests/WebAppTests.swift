@@ -673,6 +673,21 @@ import Testing
       #expect(!HostNames(["dock.local"]).allows(host), "\(host)")
     }
   }
+
+  @Test(
+    "an alarm locked in the hour before it says so on the alarms page, with when it rings and what ends it")
+  func lockedAlarmIsShown() throws {
+    let rig = Rig()
+    let (cookie, _) = try rig.logIn()
+    let at = rig.now.wall.adding(seconds: 1800)
+    let alarm = Alarm(id: 1, time: WallTime(hour: 6, minute: 0), recurrence: .weekly(Set(Weekday.allCases)))
+    rig.dock.alarms = [AlarmView(alarm: alarm, next: at, nextLocal: nil)]
+    #expect(!rig.get("/alarms", cookie: cookie).bodyText.contains("locked until"))
+    rig.dock.alarms = [AlarmView(alarm: alarm, next: at, nextLocal: nil, lockedUntil: at)]
+    let page = rig.get("/alarms", cookie: cookie).bodyText
+    #expect(page.contains("locked until it rings at"), "\(page)")
+    #expect(page.contains("Scan the puck"))
+  }
 }
 
 extension HTTPResponse {

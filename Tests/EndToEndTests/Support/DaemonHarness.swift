@@ -18,8 +18,10 @@ final class DaemonHarness {
   var environment: [String: String] = [:]
   private(set) var process: Process?
 
-  /// Creates the folder and config; call `start()` to run the daemon.
-  init(simulate: Bool = true, config: String = "", audio: Bool = true) throws {
+  /// Creates the folder and config; call `start()` to run the daemon. `lockBefore` is written
+  /// into `[enforcement]` unless the config sets it or it is nil (a test of the config file's
+  /// exact text).
+  init(simulate: Bool = true, config: String = "", audio: Bool = true, lockBefore: String? = "0s") throws {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "puckd-e2e-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -48,11 +50,12 @@ final class DaemonHarness {
     }
     // The hour-before lock off unless a test sets it: the suites set alarms at fixed times (06:30)
     // and must not depend on the hour they run at (the lock's own: LockWindowAttackTests).
-    if !text.contains("lock_before") {
+    if let lockBefore, !text.contains("lock_before") {
       text =
         text.contains("[enforcement]\n")
-        ? text.replacingOccurrences(of: "[enforcement]\n", with: "[enforcement]\nlock_before = 0s\n")
-        : text + "\n[enforcement]\nlock_before = 0s\n"
+        ? text.replacingOccurrences(
+          of: "[enforcement]\n", with: "[enforcement]\nlock_before = \(lockBefore)\n")
+        : text + "\n[enforcement]\nlock_before = \(lockBefore)\n"
     }
     try text.write(toFile: configPath, atomically: true, encoding: .utf8)
   }

@@ -65,7 +65,7 @@ struct SetupAssistantTests {
       simulate: false,
       config:
         "# my dock\n[reader]\n# Which reader.\ndevice = auto\n\n[audio]\ndevice = null   # no speaker yet\n",
-      audio: false)
+      audio: false, lockBefore: nil)
     try dock.writePairing(Self.paired)
     try dock.start()
     _ = try dock.addAlarm(inSeconds: 3_600)
@@ -156,7 +156,8 @@ struct SetupAssistantTests {
     let board = try Board(model: "Raspberry Pi 4 Model B Rev 1.4")
     defer { board.remove() }
     let dock = try DaemonHarness(
-      simulate: false, config: "[reader]\ndevice = auto\n\n[audio]\ndevice = null\n", audio: false)
+      simulate: false, config: "[reader]\ndevice = auto\n\n[audio]\ndevice = null\n", audio: false,
+      lockBefore: nil)
     try dock.start()
     _ = try dock.addAlarm(inSeconds: 3_600)
     #expect(chmod(dock.configPath, 0o640) == 0 && chown(dock.configPath, getuid(), 4242) == 0)
@@ -202,7 +203,8 @@ struct SetupAssistantTests {
     let board = try Board(model: "Raspberry Pi 4 Model B Rev 1.4")
     defer { board.remove() }
     let dock = try DaemonHarness(
-      simulate: false, config: "[reader]\ndevice = auto\n\n[audio]\ndevice = nodevice\n", audio: false)
+      simulate: false, config: "[reader]\ndevice = auto\n\n[audio]\ndevice = nodevice\n", audio: false,
+      lockBefore: nil)
     try dock.writePairing(Self.paired)
     try dock.start()
     let sink = try PulseSink()
@@ -230,7 +232,7 @@ struct SetupAssistantTests {
     defer { board.remove() }
     // The daemon plays into a null sink of its own; the assistant, asked about `pulse`, into it too.
     let dock = try DaemonHarness(
-      simulate: false, config: "# my dock\n[reader]\n# Which reader.\ndevice = auto\n")
+      simulate: false, config: "# my dock\n[reader]\n# Which reader.\ndevice = auto\n", lockBefore: nil)
     if paired { try dock.writePairing(Self.paired) }
     try dock.start()
     _ = try dock.addAlarm(inSeconds: 3_600)
@@ -294,7 +296,7 @@ struct SetupAssistantTests {
       simulate: false,
       config:
         "[reader]\ndevice = auto\n\n[audio]\ndevice = null\n\n[buzzer]\nchip = gpiochip97\nline = GPIO22\n",
-      audio: false)
+      audio: false, lockBefore: nil)
     try dock.writePairing(Self.paired)
     try dock.start()
     let (result, report) = try setup(dock, board)
