@@ -198,6 +198,38 @@ struct LockWindowTests {
     #expect(try dock.guards().isEmpty)
   }
 
+  @Test(
+    "with a long lock a scan at bedtime ends no morning alarm: the early scan counts only in its last hour")
+  func aScanAtBedtimeEndsNothing() throws {
+    // Simulated, so the scan arrives whether or not a reader would poll.
+    let dock = try ManualDock(
+      at: "2026-03-02T07:00:00Z", config: "[enforcement]\nlock_before = 8h\n", simulate: true)
+    try dock.start()
+    try dock.addAlarm(6, 0, days: everyDay)
+    try dock.advance(to: "2026-03-02T23:00:00Z")
+    expectLocked(try dock.request("alarm", "skip", "1"), "seven hours before, with lock_before = 8h")
+    let bedtime = try dock.request("scan", "04:A2:3B:11:22:33:44")
+    #expect(bedtime.ok == true && bedtime.message?.contains("up before the alarm") == false, "\(bedtime)")
+    #expect(try dock.history().filter { $0.outcome == .upEarly }.isEmpty, "the bedtime scan ended nothing")
+    try dock.advance(to: "2026-03-03T05:30:00Z")
+    let morning = try dock.request("scan", "04:A2:3B:11:22:33:44")
+    #expect(morning.message?.contains("up before the alarm") == true, "\(morning)")
+    #expect(try dock.history().first?.outcome == .upEarly)
+  }
+
+  @Test("an override begun before the alarm does not carry into its ring: the ring cancels it")
+  func anOverrideBeforeTheAlarmEndsWhenItRings() throws {
+    let dock = try lockedDock(config: "[enforcement]\noverride_delay = 10min\n", at: "2026-03-02T05:55:00Z")
+    let override = try dock.open("override", "--yes")
+    #expect(try override.replies().first?.progress != nil)
+    try dock.advance(to: "2026-03-02T06:00:00Z")
+    #expect(try dock.guards().first?.ringing == true)
+    let reply = try #require(try override.replies().last)
+    #expect(reply.failure?.message.contains("the alarm rang before the delay had passed") == true, "\(reply)")
+    try dock.advance(to: "2026-03-02T06:06:00Z")
+    #expect(try dock.guards().count == 1, "the wake-up is open: nothing was overridden")
+  }
+
   @Test("the only reader cannot be removed inside the window")
   func theOnlyReaderStays() throws {
     let dock = try ManualDock(at: "2026-03-02T04:00:00Z", config: "[reader]\ndevice = none\n")

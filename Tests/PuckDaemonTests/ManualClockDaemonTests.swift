@@ -272,6 +272,19 @@ struct ManualClockDaemonTests {
     #expect(try dock.status().pairedTag == tag.masked, "the earlier pairing stays")
   }
 
+  @Test("a stop from the socket does not send the next ring back to the bottom of its ramp")
+  func theNextRingStartsWhereTheStoppedOneWas() throws {
+    let dock = try ManualDock.ringing(config: "[audio]\nstart_volume = 30%\nramp = 60s\n")
+    #expect(try dock.stopOnceHeard(.seconds(40)).ok == true)
+    try dock.advance(.seconds(20))
+    #expect(try dock.guards().first?.ringing == true, "the retry, half the 40 s heard later")
+    let volumes = (dock.bench.audio?.calls ?? []).compactMap { call -> Double? in
+      if case .start(let volume, _) = call { volume } else { nil }
+    }
+    // 30 % + 40/60 of the way to full: 76 %.
+    #expect(volumes == [0.30, 0.76], "\(volumes)")
+  }
+
   @Test("adaptive bypass: each retry comes sooner, down to the floor, and starts louder, up to full volume")
   func adaptiveBypass() throws {
     let dock = try ManualDock.ringing(

@@ -21,6 +21,9 @@ public struct AlarmLock: Hashable, Sendable {
 
   /// How long after adding or changing an alarm it may still be corrected.
   public static let correctionTime: Duration = .seconds(120)
+  /// How long before an occurrence a scan of the puck may end it early, whatever `lockBefore`:
+  /// with a lock of 8 h, a scan at bedtime must not cancel the morning's alarm.
+  public static let earlyScanLimit: Duration = .seconds(3600)
 
   /// An alarm changed at `since`, and what was locked of it before that first change (nil:
   /// nothing, as for an alarm just added).
@@ -34,12 +37,13 @@ public struct AlarmLock: Hashable, Sendable {
   }
 
   /// The occurrences of the alarms of `book` (as scheduled: the dock's pause applied) that ring
-  /// in `(now, now + lockBefore]`, each alarm's next one, soonest first.
+  /// in `(now, now + lockBefore]`, each alarm's next one, soonest first. `early`: only those a
+  /// scan may end now, within `earlyScanLimit` as well.
   public func locked(
-    in book: AlarmBook, progress: ScheduleProgress, now: Instant, zone: ZoneRules
+    in book: AlarmBook, progress: ScheduleProgress, now: Instant, zone: ZoneRules, early: Bool = false
   ) -> [AlarmOccurrence] {
     guard lockBefore > .zero else { return [] }
-    let end = now.adding(lockBefore)
+    let end = now.adding(early ? min(lockBefore, Self.earlyScanLimit) : lockBefore)
     return book.scheduled.compactMap { alarm in
       guard let next = progress.nextFire(of: alarm, now: now, in: zone), next <= end else { return nil }
       return AlarmOccurrence(alarm: alarm, scheduledAt: next)

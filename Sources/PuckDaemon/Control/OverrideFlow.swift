@@ -15,8 +15,10 @@ final class OverrideFlow {
   private var session: ClientSession<Instant>?
   /// When the override counting down closes the wake-ups.
   var closesAt: Instant? { session?.detail }
-  /// Whether it counts down before the alarm, with no wake-up open, for what is locked.
-  private var beforeAlarm = false
+  /// What it ends when it counts down before the alarm, with no wake-up open: the occurrences
+  /// locked when root asked (not what becomes locked meanwhile); nil for an override of the
+  /// open wake-ups.
+  private var beforeAlarm: [AlarmOccurrence]?
 
   init(dock: DockContext, enforcement: Enforcement, lock: LockWindow) {
     self.dock = dock
@@ -57,7 +59,7 @@ final class OverrideFlow {
       return
     }
     let closesAt = dock.time.instant.adding(delay)
-    beforeAlarm = before
+    beforeAlarm = before ? lock.locked() : nil
     session = try ControlFailure.failing {
       try ClientSession(client: client, detail: closesAt, dock: dock, after: delay) { [unowned self] in
         self.delayPassed()
@@ -91,11 +93,19 @@ final class OverrideFlow {
   /// a stop that changed nothing.
   func wakeUpChanged(after event: WakeEvent, changed: Bool) {
     guard session != nil else { return }
-    if beforeAlarm {
-      // An alarm that falls due meanwhile rings on, and the override closes its wake-up.
-      guard !enforcement.isOpen, lock.locked().isEmpty else { return }
-      Log.notice("override not needed: the locked alarm ended with a scan")
-      end(.success("the locked alarm ended with a scan meanwhile; nothing was overridden"))
+    if beforeAlarm != nil {
+      if enforcement.isOpen {
+        // The cost of an override is its delay with the ring going on: one that began before
+        // the alarm does not carry over into its ring.
+        Log.notice("override cancelled: the alarm rang before its delay had passed")
+        end(
+          .failure(
+            .failed,
+            "override cancelled: the alarm rang before the delay had passed; run it again while it rings"))
+      } else if lock.locked().isEmpty {
+        Log.notice("override not needed: the locked alarm ended with a scan")
+        end(.success("the locked alarm ended with a scan meanwhile; nothing was overridden"))
+      }
     } else if !enforcement.isOpen {
       Log.notice("override not needed: the wake-up ended by a scan")
       end(.success("the wake-up ended with a scan meanwhile; nothing was overridden"))
@@ -118,22 +128,25 @@ final class OverrideFlow {
 
   private func delayPassed() {
     guard let current = session else { return }
+    let asked = beforeAlarm
     end(nil)
-    close(replyingTo: current.client)
+    close(replyingTo: current.client, asked: asked)
   }
 
   private func end(_ reply: ControlReply?) {
     guard let current = session else { return }
     session = nil
+    beforeAlarm = nil
     current.end(reply)
     dock.changes.mark(.status)
   }
 
   /// Closes every open wake-up without a scan (or, with none open, ends the locked alarms before
   /// they ring), records it, and answers `client`.
-  private func close(replyingTo client: ControlServer.Client) {
+  private func close(replyingTo client: ControlServer.Client, asked: [AlarmOccurrence]? = nil) {
     guard enforcement.isOpen else {
-      let locked = lock.locked()
+      // Only what root asked to end (all that is locked, with no delay), and is still to come.
+      let locked = lock.locked().filter { asked?.contains($0) ?? true }
       guard !locked.isEmpty else {
         client.send(.nothingToDo("no wake-up is open"))
         return

@@ -219,9 +219,9 @@ final class RequestRouter {
     Log.info("simulated scan of \(uid.masked)")
     let wasOpen = enforcement.guards.count
     let wasPairing = flows.pairing.isWaiting
-    let wasLocked = wasOpen == 0 && !wasPairing ? lock.locked() : []
+    let wasLocked = wasOpen == 0 && !wasPairing ? lock.locked(early: true) : []
     onScan(uid, true)
-    if !wasLocked.isEmpty && lock.locked().isEmpty {
+    if !wasLocked.isEmpty && lock.locked(early: true).isEmpty {
       let names = wasLocked.map(\.displayName).joined(separator: ", ")
       return .success(
         "scanned \(uid.masked): up before the alarm; \(names) will not ring today, good morning")

@@ -32,6 +32,12 @@ final class Ringer {
   private(set) var mixerCheck: MixerCheck?
   /// A wake-up rang and has not ended: its rings own the mixer, between retries too.
   private var wakeUpHoldsMixer = false
+  /// The volume (percent) the current wake-up's ring had reached when a stop that needs no one
+  /// at the dock silenced it (`carryLevel`): the next ring starts there, not back at
+  /// `start_volume`, so a loop of such stops cannot keep the ring at the bottom of its ramp.
+  private var carried = 0
+  /// The volume (percent) the current or last ring started at.
+  private var startedAt = 0
   /// Ends a cue once its beats and tail have played; made last in `init`, as its handler needs
   /// `self`.
   private var cueEnd: TimerHandle!
@@ -103,8 +109,9 @@ final class Ringer {
     Log.notice("RINGING \(identity.description)")
     let audioSettings = settings.config.audio
     // Each ring after a bypass starts louder by `volume_step` (docs/DESIGN.md W15).
-    let percent = min(
-      100, audioSettings.startVolumePercent + identity.retry * audioSettings.volumeStepPercent)
+    let percent = max(
+      carried, min(100, audioSettings.startVolumePercent + identity.retry * audioSettings.volumeStepPercent))
+    startedAt = percent
     endCue()
     wakeUpHoldsMixer = true
     holdMixer()
@@ -115,9 +122,19 @@ final class Ringer {
   /// No wake-up is open any more: the mixer is put back as the builder left it. Between the
   /// rings of one wake-up it stays raised.
   func wakeUpEnded() {
+    carried = 0
     guard wakeUpHoldsMixer else { return }
     wakeUpHoldsMixer = false
     if !rehearsing { audio.releaseMixer() }
+  }
+
+  /// A stop from the socket or the network is about to silence the ring after it was heard for
+  /// `heard`: the next ring of this wake-up starts at the volume this one reached on its ramp
+  /// (docs/DESIGN.md W18).
+  func carryLevel(afterHeard heard: Duration) {
+    let ramp = settings.config.audio.ramp
+    let progress = ramp > .zero ? min(1, heard / ramp) : 1
+    carried = max(carried, startedAt + Int(Double(100 - startedAt) * progress))
   }
 
   /// Silences a wake-up ring.

@@ -71,6 +71,11 @@ final class Enforcement {
   @discardableResult
   func handle(_ event: WakeEvent, with changes: [RecordChange] = []) -> [WakeEffect] {
     let now = dock.time.instant
+    // How long the ring a stop from the socket or the network silences had been heard: the next
+    // ring starts at the volume it reached (docs/DESIGN.md W18).
+    let heard = machine.guards.compactMap(\.ringingSince).max().map {
+      Duration.seconds(now.seconds(since: $0))
+    }
     let effects = machine.handle(
       event, at: now, settings: dock.settings.guardSettings(pucks: dock.state.pairing.pairing.names))
     var changes = changes
@@ -86,6 +91,8 @@ final class Enforcement {
         retryDeadlines[id] = dock.time.bootSeconds() + at.seconds(since: now)
       case (_, .cancelRetry(let id)):
         retryDeadlines[id] = nil
+      case (.socketStop, .stopRing), (.networkBypass, .stopRing):
+        if let heard { devices.ringer.carryLevel(afterHeard: heard) }
       default: break
       }
       perform(effect)
@@ -108,7 +115,7 @@ final class Enforcement {
   /// scan, or, inside the hour before an alarm, the one that ends it early (docs/DESIGN.md S12).
   func tagScanned(_ uid: TagUID, fresh: Bool, reader: String) {
     guard isOpen else {
-      let locked = lock.locked()
+      let locked = lock.locked(early: true)
       guard !locked.isEmpty else {
         Log.info("tag \(uid.masked) scanned; no wake-up is open")
         return

@@ -16,7 +16,9 @@ final class LockWindow {
   init(dock: DockContext) throws(SystemError) {
     self.dock = dock
     opens = try dock.loop.timer(.wallClock) { [unowned self] _ in
-      Log.info("an alarm is locked from now: nothing removes or delays it; a scan of the puck ends it early")
+      Log.info(
+        "an alarm comes near: from now on nothing removes or delays it (lock_before), and within the hour a scan of the puck ends it early"
+      )
       self.refresh()
     }
   }
@@ -28,11 +30,12 @@ final class LockWindow {
     return rules
   }
 
-  /// The occurrences locked now, soonest first.
-  func locked() -> [AlarmOccurrence] {
+  /// The occurrences locked now, soonest first; `early`: only those a scan of the puck may end
+  /// now (within an hour, whatever `lock_before`: a scan at bedtime ends no morning alarm).
+  func locked(early: Bool = false) -> [AlarmOccurrence] {
     rules.locked(
       in: dock.state.alarms.book, progress: dock.state.guardsFile.record.progress, now: dock.time.instant,
-      zone: dock.settings.zone)
+      zone: dock.settings.zone, early: early)
   }
 
   /// Refuses a change of the alarm book from `before` to `after` that would remove or delay a
@@ -74,9 +77,11 @@ final class LockWindow {
     let lockBefore = rules.lockBefore
     let now = dock.time.instant
     let progress = dock.state.guardsFile.record.progress
+    // The lock opens lock_before ahead, the early scan at most an hour ahead: wake at either.
+    let leads = Set([lockBefore, min(lockBefore, AlarmLock.earlyScanLimit)])
     let opening = dock.state.alarms.alarms.compactMap { alarm in
-      progress.nextFire(of: alarm, now: now, in: dock.settings.zone).map { $0.adding(.zero - lockBefore) }
-    }.filter { $0 > now }.min()
+      progress.nextFire(of: alarm, now: now, in: dock.settings.zone)
+    }.flatMap { next in leads.map { next.adding(.zero - $0) } }.filter { $0 > now }.min()
     if lockBefore > .zero, let opening {
       do {
         try opens.arm(at: opening)

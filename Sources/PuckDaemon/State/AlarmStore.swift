@@ -65,6 +65,12 @@ final class AlarmStore {
   /// that date; logs a failed save (the alarm then rings, the loud side).
   func dismiss(_ id: AlarmID, on date: LocalDate) {
     guard let index = book.index(of: id) else { return }
+    // One skipped date an alarm: a later one already set (the owner's skip) is kept, and this
+    // occurrence rings after all, the loud side.
+    if let skipped = book.alarms[index].skippedDate, skipped > date {
+      Log.warning("alarm \(id) already skips \(skipped); its occurrence on \(date) rings after all")
+      return
+    }
     do {
       try change { book in book.alarms[index].skippedDate = date }
     } catch {

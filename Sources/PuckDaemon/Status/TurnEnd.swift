@@ -46,7 +46,7 @@ final class TurnEnd {
   /// is nothing to look for, and a tag left on the reader would be stale for a pairing), a
   /// pairing waits for a tag or a rehearsal waits for the puck.
   func updatePolling() {
-    let early = !dock.state.pairing.pucks.isEmpty && !lock.locked().isEmpty
+    let early = !dock.state.pairing.pucks.isEmpty && !lock.locked(early: true).isEmpty
     let wanted = enforcement.isOpen || early || flows.pairing.isWaiting || flows.rehearsal.isWaitingForScan
     devices.readers.setPolling(wanted)
     devices.remoteReaders.setPolling(wanted)

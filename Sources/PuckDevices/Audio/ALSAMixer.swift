@@ -65,17 +65,19 @@ final class ALSAMixer {
   deinit { close() }
 
   /// The mixer of the card behind `device`, or nil when it has none (a `null` or `file` PCM).
-  /// In order: a control device of the PCM's own name (`pulse`, `default`, `hw:0`), the card
-  /// its arguments name (`plughw:CARD=X,DEV=0` → `hw:CARD=X`), and the card the opened PCM
-  /// reports (`snd_pcm_info`: a `dmix`, a `plug` over a card). `pcm` opens the PCM only when
-  /// it is needed. Throws when a control device is there but does not open.
+  /// In order: the card its arguments name (`plughw:CARD=X,DEV=0` → `hw:CARD=X`), the card the
+  /// opened PCM plays on (`snd_pcm_info`: a `dmix`, a `plug` over a card, a `default` an
+  /// asoundrc points at a USB speaker), and only for a PCM on no card a control device of its
+  /// own name (`pulse`, or a `default` that is PulseAudio). The played card first: a `ctl.!default`
+  /// left on card 0 while `pcm.!default` plays on card 1 would raise the wrong card and leave
+  /// the speaker muted. `pcm` opens the PCM only when it is needed. Throws when a control
+  /// device is there but does not open.
   static func locate(for device: ALSADevice, pcm: () -> ALSAPCM?) throws(MixerFault) -> ALSAMixer? {
-    if let mixer = try open(device.name, configuration: device.configuration) { return mixer }
     if let card = cardControl(forPCM: device.name), let mixer = try open(card, configuration: nil) {
       return mixer
     }
     if let card = pcm()?.card(), let mixer = try open("hw:\(card)", configuration: nil) { return mixer }
-    return nil
+    return try open(device.name, configuration: device.configuration)
   }
 
   /// The mixer on `control`; nil when ALSA has no control device of that name (`ENOENT`).
@@ -122,13 +124,31 @@ final class ALSAMixer {
 
   /// Turns on every playback switch of `low` and raises every playback volume to at least
   /// `percent` (`snd_mixer_selem_set_playback_switch`, `snd_mixer_selem_set_playback_volume`).
+  /// A control that refuses does not keep the others low: each is tried, and the first
+  /// failure is thrown after.
   func raise(_ low: [MixerControl], to percent: Int) throws(ALSAError) {
-    for control in low { try write(control.raised(to: percent)) }
+    try eachOf(low) { control throws(ALSAError) in try write(control.raised(to: percent)) }
   }
 
-  /// Sets each control back to the switches and volumes it carries.
+  /// Sets each control back to the switches and volumes it carries, each tried whatever
+  /// another did; the first failure is thrown after.
   func restore(_ controls: [MixerControl]) throws(ALSAError) {
-    for control in controls { try write(control) }
+    try eachOf(controls) { control throws(ALSAError) in try write(control) }
+  }
+
+  /// Runs `body` on every control, then throws the first failure, if any.
+  private func eachOf(_ controls: [MixerControl], _ body: (MixerControl) throws(ALSAError) -> Void)
+    throws(ALSAError)
+  {
+    var first: ALSAError?
+    for control in controls {
+      do throws(ALSAError) {
+        try body(control)
+      } catch {
+        first = first ?? error
+      }
+    }
+    if let first { throw first }
   }
 
   /// Closes the mixer and the control device under it (`snd_mixer_close`) and frees the inline

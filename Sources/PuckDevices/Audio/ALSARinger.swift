@@ -155,7 +155,9 @@ public final class ALSARinger: AudioOutput {
     let restore: @Sendable () -> Void = {
       defer { session.markExited() }
       if let previous { _ = previous.waitUntilExited(timeout: .seconds(2)) }
-      guard let originals = custody.takeOriginals() else { return }
+      // A wake-up that began meanwhile holds the mixer again: putting the builder's settings
+      // back now would mute its ring. They stay kept for that hold's own release.
+      guard custody.floor == nil, let originals = custody.takeOriginals() else { return }
       do throws(ALSAError) {
         let mixer = try ALSAMixer(control: originals.control, configuration: originals.configuration)
         defer { mixer.close() }

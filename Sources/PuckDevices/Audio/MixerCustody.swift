@@ -45,10 +45,14 @@ final class MixerCustody: Sendable {
     }
   }
 
-  /// `controls` are about to be raised: they are put back when the hold ends.
-  func raising(_ controls: [MixerControl]) {
+  /// `controls` are about to be raised: they are put back when the hold ends. False when the
+  /// hold has ended meanwhile (a ring's last second racing the release): nothing is raised
+  /// then, so nothing is left raised after the restore.
+  func raising(_ controls: [MixerControl]) -> Bool {
     state.withLock { state in
+      guard state.floor != nil else { return false }
       for control in controls { state.raised.insert(control.label) }
+      return true
     }
   }
 

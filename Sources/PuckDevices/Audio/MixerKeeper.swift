@@ -36,9 +36,8 @@ struct MixerKeeper {
           controls, on: mixer.control,
           configuration: mixer.control == device.name ? device.configuration : nil)
         let low = controls.filter { $0.isBelow(floor) }
-        if !low.isEmpty {
-          // Marked before the raise, so a raise that fails halfway is still put back.
-          custody.raising(low)
+        // Marked before the raise, so a raise that fails halfway is still put back.
+        if !low.isEmpty, custody.raising(low) {
           try mixer.raise(low, to: floor)
           report(.mixer(.raised(control: mixer.control, low)))
         }

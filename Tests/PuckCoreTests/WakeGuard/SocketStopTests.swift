@@ -9,13 +9,7 @@ import Testing
 @Suite("Socket stop")
 struct SocketStopTests {
   private let start = Instant(unixSeconds: 1_790_000_000)
-  private let paired: TagUID = {
-    do {
-      return try TagUID(bytes: [0x04, 0xA2, 0x3B, 0x11, 0x22, 0x33, 0x44])
-    } catch {
-      preconditionFailure("a test UID has 7 bytes")
-    }
-  }()
+  private let paired = TagUID.testPuck
 
   private func occurrence(_ id: AlarmID = 1, requiresPuck: Bool = true) -> AlarmOccurrence {
     AlarmOccurrence(

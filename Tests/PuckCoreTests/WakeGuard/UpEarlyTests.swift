@@ -9,20 +9,8 @@ struct UpEarlyTests {
   private let zone = ZoneRules.utc
   /// Monday 2 March 2026, 05:30 UTC.
   private let now = Instant(utcDate: LocalDate(year: 2026, month: 3, day: 2), secondsOfDay: 5 * 3600 + 1800)
-  private let paired: TagUID = {
-    do {
-      return try TagUID(bytes: [0x04, 0xA2, 0x3B, 0x11, 0x22, 0x33, 0x44])
-    } catch {
-      preconditionFailure("a test UID has 7 bytes")
-    }
-  }()
-  private let stranger: TagUID = {
-    do {
-      return try TagUID(bytes: [0xDE, 0xAD, 0xBE, 0xEF])
-    } catch {
-      preconditionFailure("a test UID has 4 bytes")
-    }
-  }()
+  private let paired = TagUID.testPuck
+  private let stranger = TagUID.testStranger
 
   private func book(_ alarms: Alarm...) -> AlarmBook {
     AlarmBook(alarms: alarms, nextID: alarms.count + 1)

@@ -511,14 +511,3 @@ struct WakeGuardMachineTests {
     #expect(decoded.pendingHistory.isEmpty)
   }
 }
-
-extension TagUID {
-  /// A UID from bytes a test knows are a valid length.
-  fileprivate init(fixed bytes: [UInt8]) {
-    do {
-      try self.init(bytes: bytes)
-    } catch {
-      preconditionFailure("a test UID must have 4, 7 or 10 bytes")
-    }
-  }
-}
