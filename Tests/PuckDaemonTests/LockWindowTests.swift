@@ -230,6 +230,20 @@ struct LockWindowTests {
     #expect(try dock.guards().count == 1, "the wake-up is open: nothing was overridden")
   }
 
+  @Test("a reload that shortens lock_before at 05:30 lifts no lock until the 06:00 alarm has rung")
+  func aShorterLockFromAReloadWaits() throws {
+    let dock = try lockedDock()
+    try "[enforcement]\nlock_before = 0s\n".write(
+      toFile: dock.directory + "/puckd.conf", atomically: true, encoding: .utf8)
+    #expect(try dock.request("reload").ok == true)
+    expectLocked(try dock.request("alarm", "skip", "1"), "after the reload")
+    try dock.advance(to: "2026-03-02T06:00:00Z")
+    dock.bench.reader?.present(dock.puck)
+    try dock.settle()
+    try dock.advance(to: "2026-03-03T05:30:00Z")
+    #expect(try dock.request("alarm", "skip", "1").ok == true, "the next day the shorter lock is in force")
+  }
+
   @Test("the only reader cannot be removed inside the window")
   func theOnlyReaderStays() throws {
     let dock = try ManualDock(at: "2026-03-02T04:00:00Z", config: "[reader]\ndevice = none\n")

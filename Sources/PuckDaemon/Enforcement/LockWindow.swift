@@ -23,10 +23,33 @@ final class LockWindow {
     }
   }
 
-  /// The rules with the `lock_before` of the config now.
+  /// The `lock_before` last read from the config, and a longer one kept after a reload
+  /// shortened it, until what it locked has rung.
+  private var lastLockBefore: Duration?
+  private var kept: (lockBefore: Duration, until: Instant)?
+
+  /// The rules with the `lock_before` in force: the config's, but a reload that shortens it
+  /// (root editing `puckd.conf` at 05:59) takes effect only once what the longer one had locked
+  /// has rung, so the lock is not lifted through puckd either.
   private var rules: AlarmLock {
+    let configured = dock.settings.config.enforcement.lockBefore
+    let now = dock.time.instant
+    if let last = lastLockBefore, configured < last {
+      var longer = lock
+      longer.lockBefore = max(last, kept.map { $0.until > now ? $0.lockBefore : .zero } ?? .zero)
+      let held = longer.locked(
+        in: dock.state.alarms.book, progress: dock.state.guardsFile.record.progress, now: now,
+        zone: dock.settings.zone)
+      if let until = held.map(\.scheduledAt).max() {
+        kept = (longer.lockBefore, until)
+        Log.notice(
+          "lock_before is shorter now (\(configured.configText)); alarms locked before stay locked until \(dock.settings.describe(until))"
+        )
+      }
+    }
+    lastLockBefore = configured
     var rules = lock
-    rules.lockBefore = dock.settings.config.enforcement.lockBefore
+    rules.lockBefore = kept.flatMap { $0.until > now ? max($0.lockBefore, configured) : nil } ?? configured
     return rules
   }
 
