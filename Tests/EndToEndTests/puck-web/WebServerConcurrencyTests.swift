@@ -22,7 +22,7 @@ struct WebServerConcurrencyTests {
     try web.waitUntilPuckdHoldsNoClient()
     let sent = Date()
     try check.send("POST", "/check", cookies: [cookie], form: "csrf=\(csrf)")
-    try waitUntil(timeout: 4, "the check's request is at puckd") { web.daemon.connectedClients > 0 }
+    try waitUntil(timeout: 15, "the check's request is at puckd") { web.daemon.connectedClients > 0 }
 
     // Another phone (another session) loads the status page meanwhile: a whole answer, while
     // the check's form still has none. A server whose waiting request held the others (one
@@ -54,7 +54,7 @@ struct WebServerConcurrencyTests {
     defer { check.close() }
     try web.waitUntilPuckdHoldsNoClient()
     try check.send("POST", "/check", cookies: [cookie], form: "csrf=\(csrf)")
-    try waitUntil(timeout: 4, "the check's request is at puckd") { web.daemon.connectedClients > 0 }
+    try waitUntil(timeout: 15, "the check's request is at puckd") { web.daemon.connectedClients > 0 }
     let process = try #require(web.process)
     kill(process.processIdentifier, SIGTERM)
     let answer = try check.response()
